@@ -1,0 +1,42 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { adminAuth } from "./auth/admin";
+import { apiKeyAuth } from "./auth/middleware";
+import { onError } from "./errors/handler";
+import { bodyGuard } from "./http/body-guard";
+import type { AppEnv } from "./http/context";
+import { notFoundHandler } from "./http/not-found";
+import { requestContext } from "./http/request-context";
+import { validationHook } from "./http/validation";
+import { registerAdminRoutes } from "./routes/admin";
+import { registerDocs } from "./routes/docs";
+import { registerTaskRoutes } from "./routes/tasks";
+
+const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
+
+/**
+ * The application, built once. Middleware order: request context (id, config, db) → authentication and rate
+ * limit (/v1) or the admin token (/admin/v1) → body guard (1 MiB, JSON only) → the route's validation → handler.
+ */
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(onError);
+  app.notFound(notFoundHandler(() => app.routes));
+
+  app.use("*", requestContext);
+  app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));
+  app.use("/admin/v1/*", async (c, next) =>
+    c.req.path === "/admin/v1/openapi.json" ? next() : adminAuth(c, next),
+  );
+  app.use("/v1/*", bodyGuard);
+  app.use("/admin/v1/*", bodyGuard);
+
+  app.get("/", (c) => c.json({ service: "p6 media API", docs: "/docs", openapi: "/v1/openapi.json" }));
+  app.get("/healthz", (c) => c.text("ok"));
+
+  registerTaskRoutes(app);
+  registerAdminRoutes(app);
+  registerDocs(app);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,59 @@
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../errors/api-error";
+import type { AppEnv } from "../http/context";
+import { enforceRateLimit } from "../ratelimit/middleware";
+import { authenticateKey, type Scope, touchLastUsed } from "./authenticate";
+import { parseToken } from "./token";
+
+const CHALLENGE = { "WWW-Authenticate": "Bearer" };
+
+function unauthorized(detail: string) {
+  return new ApiError("AUTH_UNAUTHORIZED", detail, { headers: CHALLENGE });
+}
+
+/** The scope a method needs: read for GET/HEAD, write for everything that changes state. */
+function requiredScope(method: string): Scope {
+  return method === "GET" || method === "HEAD" ? "read" : "write";
+}
+
+/**
+ * API-key authentication (interface.md "Authentication", decisions.md §10), then the per-key rate limit,
+ * then the scope check — so a refused scope still counts against the limit and carries RateLimit fields.
+ */
+export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const timing = c.get("timing");
+  const authStarted = performance.now();
+  const header = c.req.header("authorization");
+  if (!header) {
+    throw unauthorized(
+      c.req.header("x-api-key") !== undefined
+        ? "The X-API-Key header is not accepted; send Authorization: Bearer p6_<key_id>:<secret>."
+        : "The Authorization header is missing; send Authorization: Bearer p6_<key_id>:<secret>.",
+    );
+  }
+  const [scheme, token, ...rest] = header.trim().split(/\s+/);
+  if (scheme?.toLowerCase() !== "bearer" || token === undefined || rest.length > 0) {
+    throw unauthorized("Only the Bearer scheme is accepted: Authorization: Bearer p6_<key_id>:<secret>.");
+  }
+  const parsed = parseToken(token);
+  if (!parsed) throw unauthorized("The API key is malformed; expected p6_<key_id>:<secret>.");
+
+  const now = Date.now();
+  const key = await authenticateKey(c.get("db"), parsed, now).catch((error: unknown) => {
+    throw error instanceof ApiError ? new ApiError(error.code, error.detail, { headers: CHALLENGE }) : error;
+  });
+  c.set("principal", { keyId: key.keyId, accountId: key.accountId, scopes: key.scopes });
+  const touch = touchLastUsed(c.get("db"), key, now);
+  if (touch) c.executionCtx.waitUntil(touch);
+
+  await enforceRateLimit(c, key.keyId, key.rateLimitPerMinute ?? c.get("config").defaultRateLimitPerMinute);
+  timing.add("auth", performance.now() - authStarted);
+
+  if (!key.scopes.has(requiredScope(c.req.method))) {
+    throw new ApiError(
+      "PERMISSION_FORBIDDEN",
+      `This API key lacks the ${requiredScope(c.req.method)} scope needed for ${c.req.method} requests.`,
+    );
+  }
+  await next();
+});

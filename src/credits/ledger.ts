@@ -1,0 +1,72 @@
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { ulid } from "ulid";
+import type { Db } from "../db/client";
+import { accounts, creditLedger } from "../db/schema";
+import { ApiError } from "../errors/api-error";
+
+export type LedgerKind = "grant" | "charge" | "reserve" | "refund";
+
+export type BalanceChange = {
+  accountId: string;
+  kind: LedgerKind;
+  /** Signed: negative takes credits away. */
+  amount: number;
+  taskId?: string | null;
+  requestId?: string | null;
+  reason?: string | null;
+  now: number;
+};
+
+/**
+ * The two statements of a balance change, for one batch (a D1 transaction): the conditional update — it
+ * changes nothing when the balance would go negative — and the ledger row, inserted only when the update
+ * changed the account (changes() = 1), with the resulting balance. Concurrency cannot make a balance negative.
+ */
+export function balanceChangeStatements(db: Db, change: BalanceChange) {
+  return [
+    db.run(
+      sql`UPDATE accounts SET credits = credits + ${change.amount}
+          WHERE id = ${change.accountId} AND credits + ${change.amount} >= 0`,
+    ),
+    db.run(
+      sql`INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, task_id, request_id, reason, created_at)
+          SELECT ${ulid(change.now)}, id, ${change.kind}, ${change.amount}, credits, ${change.taskId ?? null},
+                 ${change.requestId ?? null}, ${change.reason ?? null}, ${change.now}
+          FROM accounts WHERE id = ${change.accountId} AND changes() = 1`,
+    ),
+  ] as const;
+}
+
+/** Applies one balance change; returns the new balance or throws 402 when credits are short. */
+export async function applyBalanceChange(db: Db, change: BalanceChange): Promise<number> {
+  const [update] = await db.batch(balanceChangeStatements(db, change));
+  if (update.meta.changes !== 1) {
+    throw new ApiError(
+      "INSUFFICIENT_CREDITS",
+      `This operation costs ${-change.amount} credits; the balance is lower.`,
+    );
+  }
+  const row = await db
+    .select({ credits: accounts.credits })
+    .from(accounts)
+    .where(eq(accounts.id, change.accountId))
+    .get();
+  return row?.credits ?? 0;
+}
+
+export async function listLedger(db: Db, accountId: string, page: { beforeId?: string; limit: number }) {
+  const rows = await db
+    .select()
+    .from(creditLedger)
+    .where(
+      and(
+        eq(creditLedger.accountId, accountId),
+        page.beforeId ? lt(creditLedger.id, page.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(creditLedger.id))
+    .limit(page.limit + 1)
+    .all();
+  const hasNext = rows.length > page.limit;
+  return { rows: hasNext ? rows.slice(0, page.limit) : rows, hasNext };
+}

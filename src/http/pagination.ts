@@ -1,0 +1,37 @@
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "../errors/api-error";
+import { decodeCursor, encodeCursor } from "./cursor";
+
+export const DEFAULT_PAGE_SIZE = 25;
+
+/** `limit`: an integer, clamped to 1..100 (interface.md), default 25. */
+export const LimitQuery = z
+  .string()
+  .regex(/^-?\d+$/, "Must be an integer.")
+  .transform((v) => Math.min(100, Math.max(1, Number(v))))
+  .optional()
+  .openapi({
+    type: "integer",
+    format: "int64",
+    description: "Page size, default 25, clamped to 1..100.",
+    example: "25",
+  });
+
+export const CursorQuery = z
+  .string()
+  .optional()
+  .openapi({ description: "Opaque cursor: next_cursor of the previous page." });
+
+export const PageQuerySchema = z.object({ cursor: CursorQuery, limit: LimitQuery });
+
+/** The keyset position a cursor stands for; 400 on a cursor we did not make. */
+export function pagePosition(query: { cursor?: string; limit?: number }) {
+  const beforeId = query.cursor === undefined || query.cursor === "" ? undefined : decodeCursor(query.cursor);
+  if (beforeId === null)
+    throw ApiError.invalid("cursor", "The cursor is malformed; pass next_cursor unchanged.");
+  return { beforeId, limit: query.limit ?? DEFAULT_PAGE_SIZE };
+}
+
+export function pageFields(rows: { id: string }[], hasNext: boolean) {
+  return { has_next: hasNext, next_cursor: hasNext ? encodeCursor(rows.at(-1)!.id) : "" };
+}

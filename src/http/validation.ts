@@ -1,0 +1,36 @@
+import type { z } from "zod";
+import { ApiError, type FieldError } from "../errors/api-error";
+
+type Target = "json" | "query" | "param" | "header" | "form" | "cookie";
+
+/** Field names as the client wrote them: body fields bare (source_url, params.start), query too. */
+function fieldName(target: Target, path: PropertyKey[]) {
+  const name = path.map(String).join(".");
+  if (target === "json" || target === "query" || target === "param") return name || "body";
+  return name ? `${target}.${name}` : target;
+}
+
+export function fieldErrors(error: z.ZodError, target: Target): FieldError[] {
+  return error.issues.flatMap((issue): FieldError[] => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        code: "unrecognized_key",
+        field: fieldName(target, [...issue.path, key]),
+        message: `Unknown field "${key}".`,
+      }));
+    }
+    return [{ code: issue.code, field: fieldName(target, issue.path), message: issue.message }];
+  });
+}
+
+export function validationError(errors: FieldError[]) {
+  const fields = [...new Set(errors.map((e) => e.field))].join(", ");
+  return new ApiError("VALIDATION_INVALID_ARGUMENT", `Invalid or missing arguments: ${fields}.`, { errors });
+}
+
+/** The OpenAPIHono defaultHook: every zod failure becomes the documented 400 with errors[]. */
+export const validationHook = (
+  result: { success: true } | { success: false; error: z.ZodError; target: Target },
+): undefined => {
+  if (!result.success) throw validationError(fieldErrors(result.error, result.target));
+};

@@ -1,0 +1,35 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Worker tests run inside workerd with real local D1, Durable Objects, Queues and R2. The test-only bindings
+ * below stand in for .dev.vars; the media engine (a real local process) is started by the global setup.
+ */
+export default defineConfig({
+  plugins: [
+    cloudflareTest(async ({ inject }) => ({
+      remoteBindings: false,
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")),
+          ADMIN_TOKEN: "test-admin-token",
+          FILE_SIGNING_SECRET: "test-file-signing-secret",
+          ENGINE_SECRET: inject("engineSecret"),
+          ENGINE_URL: inject("engineUrl"),
+          ALLOW_PRIVATE_SOURCES: "true",
+        },
+      },
+    })),
+  ],
+  test: {
+    name: "worker",
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/e2e/**", "test/browser/**"],
+    globalSetup: ["./test/global-setup.ts"],
+    setupFiles: ["./test/helpers/apply-migrations.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
