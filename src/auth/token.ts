@@ -17,13 +17,15 @@ export async function hashSecret(secret: string): Promise<string> {
   return bytesToHex(new Uint8Array(digest));
 }
 
-/** Constant-time equality of two hex digests of equal length. */
+/**
+ * Constant-time equality of two digests (hex strings of equal length). Written out rather than using
+ * workerd's crypto.subtle.timingSafeEqual so the same code also runs in Node (tests, tooling).
+ */
 export function digestsEqual(a: string, b: string): boolean {
-  const encoder = new TextEncoder();
-  const left = encoder.encode(a);
-  const right = encoder.encode(b);
-  if (left.byteLength !== right.byteLength) return false;
-  return crypto.subtle.timingSafeEqual(left, right);
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 /** A new key: 256 random bits of secret; the caller stores only the hash. */

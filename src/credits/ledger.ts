@@ -23,16 +23,27 @@ export type BalanceChange = {
  * changed the account (changes() = 1), with the resulting balance. Concurrency cannot make a balance negative.
  */
 export function balanceChangeStatements(db: Db, change: BalanceChange) {
+  const value = <T>(v: T, column: string) => sql<T>`${v}`.as(column);
   return [
-    db.run(
-      sql`UPDATE accounts SET credits = credits + ${change.amount}
-          WHERE id = ${change.accountId} AND credits + ${change.amount} >= 0`,
-    ),
-    db.run(
-      sql`INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, task_id, request_id, reason, created_at)
-          SELECT ${ulid(change.now)}, id, ${change.kind}, ${change.amount}, credits, ${change.taskId ?? null},
-                 ${change.requestId ?? null}, ${change.reason ?? null}, ${change.now}
-          FROM accounts WHERE id = ${change.accountId} AND changes() = 1`,
+    db
+      .update(accounts)
+      .set({ credits: sql`${accounts.credits} + ${change.amount}` })
+      .where(and(eq(accounts.id, change.accountId), sql`${accounts.credits} + ${change.amount} >= 0`)),
+    db.insert(creditLedger).select(
+      db
+        .select({
+          id: value(ulid(change.now), "id"),
+          accountId: accounts.id,
+          kind: value(change.kind, "kind"),
+          amount: value(change.amount, "amount"),
+          balanceAfter: accounts.credits,
+          taskId: value(change.taskId ?? null, "task_id"),
+          requestId: value(change.requestId ?? null, "request_id"),
+          reason: value(change.reason ?? null, "reason"),
+          createdAt: value(change.now, "created_at"),
+        })
+        .from(accounts)
+        .where(and(eq(accounts.id, change.accountId), sql`changes() = 1`)),
     ),
   ] as const;
 }
