@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 
-export { RateLimiter } from "./ratelimit/limiter";
+export { KeyGate } from "./auth/key-gate";
 
 const app = createApp();
 

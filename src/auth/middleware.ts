@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors/api-error";
 import type { AppEnv } from "../http/context";
-import { enforceRateLimit } from "../ratelimit/middleware";
-import { authenticateKey, type Scope, touchLastUsed } from "./authenticate";
+import { rateLimitExceeded, rateLimitHeaders } from "../ratelimit/headers";
+import { authenticateKey, type Scope } from "./authenticate";
 import { parseToken } from "./token";
 
 const CHALLENGE = { "WWW-Authenticate": "Bearer" };
@@ -17,12 +17,11 @@ function requiredScope(method: string): Scope {
 }
 
 /**
- * API-key authentication (interface.md "Authentication", decisions.md §10), then the per-key rate limit,
- * then the scope check — so a refused scope still counts against the limit and carries RateLimit fields.
+ * API-key authentication (interface.md "Authentication", decisions.md §10) and the per-key rate limit in one
+ * call to the key's gate, then the scope check — so a refused scope still counts and carries RateLimit fields.
  */
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const timing = c.get("timing");
-  const authStarted = performance.now();
+  const started = performance.now();
   const header = c.req.header("authorization");
   if (!header) {
     throw unauthorized(
@@ -38,16 +37,17 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const parsed = parseToken(token);
   if (!parsed) throw unauthorized("The API key is malformed; expected p6_<key_id>:<secret>.");
 
-  const now = Date.now();
-  const key = await authenticateKey(c.get("db"), parsed, now).catch((error: unknown) => {
-    throw error instanceof ApiError ? new ApiError(error.code, error.detail, { headers: CHALLENGE }) : error;
-  });
+  const key = await authenticateKey(c.env, parsed, c.get("config").defaultRateLimitPerMinute).catch(
+    (error: unknown) => {
+      throw error instanceof ApiError
+        ? new ApiError(error.code, error.detail, { headers: CHALLENGE })
+        : error;
+    },
+  );
+  c.get("timing").add("auth", performance.now() - started);
+  for (const [name, value] of Object.entries(rateLimitHeaders(key.rate))) c.header(name, value);
+  if (!key.rate.allowed) throw rateLimitExceeded(key.rate);
   c.set("principal", { keyId: key.keyId, accountId: key.accountId, scopes: key.scopes });
-  const touch = touchLastUsed(c.get("db"), key, now);
-  if (touch) c.executionCtx.waitUntil(touch);
-
-  await enforceRateLimit(c, key.keyId, key.rateLimitPerMinute ?? c.get("config").defaultRateLimitPerMinute);
-  timing.add("auth", performance.now() - authStarted);
 
   if (!key.scopes.has(requiredScope(c.req.method))) {
     throw new ApiError(

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { parseScopes, type Scope } from "../auth/authenticate";
+import { gateFor, parseScopes, type Scope } from "../auth/authenticate";
 import { generateApiKey, maskKey } from "../auth/token";
 import type { Db } from "../db/client";
 import { type ApiKeyRow, apiKeys } from "../db/schema";
@@ -41,8 +41,11 @@ export async function listKeys(db: Db, accountId: string) {
   return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.id)).all();
 }
 
-/** Revokes for good; the row stays for audit. Returns the revocation time, or null for an unknown key. */
-export async function revokeKey(db: Db, keyId: string, now: number): Promise<number | null> {
+/**
+ * Revokes for good; the row stays for audit. D1 first, then the key's gate (which caches the record), so the
+ * very next request with the key is refused. Returns the revocation time, or null for an unknown key.
+ */
+export async function revokeKey(db: Db, env: Env, keyId: string, now: number): Promise<number | null> {
   await db
     .update(apiKeys)
     .set({ revokedAt: now })
@@ -52,7 +55,9 @@ export async function revokeKey(db: Db, keyId: string, now: number): Promise<num
     .from(apiKeys)
     .where(eq(apiKeys.id, keyId))
     .get();
-  return row?.revokedAt ?? null;
+  if (!row?.revokedAt) return null;
+  await gateFor(env, keyId).revoke(row.revokedAt);
+  return row.revokedAt;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { ulid } from "ulid";
 import { describe, expect, it, vi } from "vitest";
@@ -65,7 +66,7 @@ describe("well-formed but failing keys → the four-field AUTH_INVALID_TOKEN bod
   it("revoked key: refused on the very next request", async () => {
     const { key, keyId } = await newAccount();
     expect((await call("/v1/tasks", { key })).status).toBe(200);
-    await revokeKey(db(), keyId, Date.now());
+    await revokeKey(db(), env, keyId, Date.now());
     await expectInvalidToken(await call("/v1/tasks", { key }));
   });
 

@@ -85,7 +85,7 @@ export function registerAdminKeys(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(revoke, async (c) => {
     const { key_id } = c.req.valid("param");
-    const revokedAt = await revokeKey(c.get("db"), key_id, Date.now());
+    const revokedAt = await revokeKey(c.get("db"), c.env, key_id, Date.now());
     if (revokedAt === null) throw new ApiError("RESOURCE_NOT_FOUND", `Key ${key_id} does not exist.`);
     return c.json({ id: key_id, revoked_at: new Date(revokedAt).toISOString() }, 200);
   });

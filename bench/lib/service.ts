@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { readDevVars } from "../../scripts/lib/dev-vars.ts";
+import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+
+export type Service = {
+  base: string;
+  apiKey: string;
+  accountId: string;
+  admin: (path: string, init?: RequestInit) => Promise<Response>;
+  stop: () => void;
+};
+
+/**
+ * Starts the service exactly as `npm run dev` does, on its own ports and with its own fresh local state, so a
+ * benchmark never touches a developer's running instance or data.
+ */
+export async function startService(
+  options: { port?: number; enginePort?: number; quiet?: boolean } = {},
+): Promise<Service> {
+  const root = path.resolve(import.meta.dirname, "../..");
+  const port = options.port ?? 8797;
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "p6-bench-state-"));
+  const lines: string[] = [];
+  const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
+    cwd: root,
+    env: { PORT: String(port), ENGINE_PORT: String(options.enginePort ?? port + 1), P6_STATE_DIR: stateDir },
+    onLine: (line) => lines.push(line),
+    quiet: options.quiet ?? true,
+  });
+  const [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 120_000);
+  const [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
+  const base = `http://127.0.0.1:${port}`;
+  const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;
+  return {
+    base,
+    apiKey: apiKey!,
+    accountId: accountId!,
+    admin: (p, init = {}) =>
+      fetch(`${base}${p}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...init.headers },
+      }),
+    stop: () => {
+      stopGroup(child);
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A key without a practical rate limit, so throughput benchmarks measure work rather than 429s. */
+export async function unlimitedKey(service: Service) {
+  const response = await service.admin(`/admin/v1/accounts/${service.accountId}/keys`, {
+    method: "POST",
+    body: JSON.stringify({ name: "bench", rate_limit_per_minute: 100_000 }),
+  });
+  if (response.status !== 201) throw new Error(`creating the bench key failed: ${response.status}`);
+  return ((await response.json()) as { key: string }).key;
+}

@@ -1,0 +1,130 @@
+/**
+ * npm run dev: the whole service on this machine.
+ *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
+ *  process, 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
+ *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
+ * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
+ * second instance beside yours.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ensureDevVars } from "./lib/dev-vars.ts";
+import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+process.chdir(root);
+const port = Number(process.env.PORT ?? 8787);
+const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
+const stateDir = process.env.P6_STATE_DIR ?? ".wrangler/state";
+const seedFile = path.join(stateDir, "dev-account.json");
+const wrangler = path.join(root, "node_modules/.bin/wrangler");
+const quietEnv = {
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  NO_UPDATE_NOTIFIER: "1",
+};
+
+const { vars, created } = ensureDevVars();
+if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
+
+console.log("Applying local D1 migrations…");
+execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...process.env, ...quietEnv, CI: "1" },
+});
+
+const children: ReturnType<typeof startGroup>[] = [];
+const shutdown = (code: number) => {
+  for (const child of children) stopGroup(child);
+  process.exit(code);
+};
+process.on("SIGINT", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));
+
+let engineUrl = "";
+const engineMain = "containers/ffmpeg/src/main.ts";
+if (existsSync(engineMain)) {
+  const lines: string[] = [];
+  const engine = startGroup("engine", process.execPath, [engineMain], {
+    env: {
+      PORT: String(enginePort),
+      HOST: "127.0.0.1",
+      ENGINE_SECRET: vars.ENGINE_SECRET,
+      ALLOW_PRIVATE_SOURCES: "true",
+    },
+    onLine: (line) => lines.push(line),
+  });
+  children.push(engine);
+  engine.on("exit", (code) => {
+    console.error(`The media engine exited (${code}); stopping.`);
+    shutdown(1);
+  });
+  const match = await waitForLine(engine, lines, /engine listening on (http:\/\/\S+)/, 30_000);
+  engineUrl = match[1]!;
+} else {
+  console.log("No media engine in this checkout; video and audio operations will answer 503.");
+}
+
+const workerLines: string[] = [];
+const worker = startGroup(
+  "wrangler",
+  wrangler,
+  [
+    "dev",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--persist-to",
+    stateDir,
+    "--var",
+    `ENGINE_URL:${engineUrl}`,
+    "--var",
+    "ALLOW_PRIVATE_SOURCES:true",
+    "--show-interactive-dev-session=false",
+  ],
+  { env: { ...quietEnv }, onLine: (line) => workerLines.push(line) },
+);
+children.push(worker);
+worker.on("exit", (code) => {
+  console.error(`wrangler dev exited (${code}); stopping.`);
+  shutdown(1);
+});
+const base = `http://127.0.0.1:${port}`;
+await waitForHttp(`${base}/healthz`, 60_000);
+
+const admin = (p: string, init: RequestInit = {}) =>
+  fetch(`${base}${p}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" },
+  });
+
+type Seed = { account_id: string; api_key: string; webhook_secret: string };
+let seed: Seed | undefined = existsSync(seedFile)
+  ? (JSON.parse(readFileSync(seedFile, "utf8")) as Seed)
+  : undefined;
+if (seed && (await admin(`/admin/v1/accounts/${seed.account_id}`)).status !== 200) seed = undefined;
+if (!seed) {
+  const response = await admin("/admin/v1/accounts", {
+    method: "POST",
+    body: JSON.stringify({ name: "Local development", credits: 10_000 }),
+  });
+  if (response.status !== 201)
+    throw new Error(`seeding the dev account failed: ${response.status} ${await response.text()}`);
+  const account = (await response.json()) as { id: string; webhook_secret: string; api_key: { key: string } };
+  seed = { account_id: account.id, api_key: account.api_key.key, webhook_secret: account.webhook_secret };
+  writeFileSync(seedFile, JSON.stringify(seed, null, 2), { mode: 0o600 });
+}
+
+console.log(`
+  p6 media API is running on http://localhost:${port}   (docs: http://localhost:${port}/docs)
+  media engine: ${engineUrl || "not started"}
+
+  Dev account ${seed.account_id} (10,000 credits on first start)
+  API key:        ${seed.api_key}
+  Webhook secret: ${seed.webhook_secret}
+  Admin CLI:      npm run admin -- accounts list
+
+  Try: curl -H "Authorization: Bearer ${seed.api_key}" http://localhost:${port}/v1/tasks
+`);
