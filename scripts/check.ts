@@ -1,0 +1,33 @@
+/**
+ * npm run check: everything that must hold before a commit lands, in order:
+ * generated Env types up to date, type check (Worker, Node scripts and tests, engine), lint/format, and a
+ * wrangler deploy --dry-run build.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const bin = (name: string) => path.join(root, "node_modules/.bin", name);
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
+const steps: [string, string, string[]][] = [
+  ["Env types are current", bin("wrangler"), ["types", "--strict-vars=false", "--check"]],
+  ["type check: Worker and its tests", bin("tsc"), ["-p", "tsconfig.json"]],
+  ["type check: scripts, bench, e2e", bin("tsc"), ["-p", "tsconfig.node.json"]],
+  ["lint and format", bin("biome"), ["check", "."]],
+  ["build (wrangler deploy --dry-run)", bin("wrangler"), ["deploy", "--dry-run", "--outdir", "dist"]],
+];
+if (existsSync(path.join(root, "containers/ffmpeg/tsconfig.json"))) {
+  steps.splice(3, 0, ["type check: media engine", bin("tsc"), ["-p", "containers/ffmpeg/tsconfig.json"]]);
+}
+
+for (const [name, command, args] of steps) {
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, env, encoding: "utf8" });
+  if (result.status !== 0) {
+    console.error(`✗ ${name}\n${result.stdout}${result.stderr}`);
+    process.exit(1);
+  }
+  console.log(`✓ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
