@@ -6,9 +6,6 @@ import { defineConfig, defineProject } from "vitest/config";
  * Worker tests run inside workerd with real local D1, Durable Objects, Queues and R2. The test-only bindings
  * below stand in for .dev.vars; the media engine (a real local process) is started by the global setup.
  */
-// Quiets wrangler's "missing required secrets" warning; the test bindings below set the real values.
-for (const name of ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET"])
-  process.env[name] ??= "set-by-vitest-config";
 
 const worker = defineProject({
   plugins: [
@@ -47,6 +44,18 @@ const node = defineProject({
   },
 });
 
+/** End to end: the service started as the README says, in a fresh copy of the project (see test/e2e). */
+const e2e = defineProject({
+  test: {
+    name: "e2e",
+    environment: "node",
+    include: ["test/e2e/**/*.test.ts"],
+    globalSetup: ["./test/e2e/global-setup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  },
+});
+
 export default defineConfig({
-  test: { projects: [worker, node] },
+  test: { projects: [worker, node, e2e] },
 });

@@ -29,8 +29,15 @@ export async function startService(
     onLine: (line) => lines.push(line),
     quiet: options.quiet ?? true,
   });
-  const [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 120_000);
-  const [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
+  let accountId: string | undefined;
+  let apiKey: string | undefined;
+  try {
+    [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 120_000);
+    [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
+  } catch (error) {
+    stopGroup(child);
+    throw error;
+  }
   const base = `http://127.0.0.1:${port}`;
   const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;
   return {

@@ -1,0 +1,68 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * A copy of the project as a fresh clone would have it (the files git tracks plus new, not-ignored ones —
+ * so uncommitted work is tested too), with no node_modules, .dev.vars or local state.
+ */
+export function freshCopy() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "p6-fresh-"));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter(Boolean);
+  for (const file of files) {
+    try {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      cpSync(path.join(root, file), path.join(dir, file));
+    } catch {
+      // listed by git but deleted in the working tree
+    }
+  }
+  return dir;
+}
+
+export type RunningService = {
+  dir: string;
+  base: string;
+  apiKey: string;
+  webhookSecret: string;
+  stop: () => void;
+};
+
+/** The README's first command, `npm install && npm run dev`, in `dir`; resolves once the key is printed. */
+export async function installAndStart(dir: string, port: number): Promise<RunningService> {
+  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "ignore" });
+  const lines: string[] = [];
+  const dev = startGroup("fresh-dev", "npm", ["run", "dev"], {
+    cwd: dir,
+    env: { PORT: String(port), ENGINE_PORT: String(port + 1) },
+    onLine: (line) => lines.push(line),
+    quiet: true,
+  });
+  try {
+    const [, apiKey] = await waitForLine(dev, lines, /API key:\s+(\S+)/, 180_000);
+    const [, webhookSecret] = await waitForLine(dev, lines, /Webhook secret:\s+(\S+)/, 5_000);
+    return {
+      dir,
+      base: `http://127.0.0.1:${port}`,
+      apiKey: apiKey!,
+      webhookSecret: webhookSecret!,
+      stop: () => stopGroup(dev),
+    };
+  } catch (error) {
+    stopGroup(dev);
+    throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${lines.join("\n")}`);
+  }
+}
+
+export function removeCopy(dir: string) {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,43 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, inject, it } from "vitest";
+
+const { dir, base, apiKey } = inject("e2e");
+
+describe("the README's first command, on a fresh copy", () => {
+  it("the service answers with the printed key", async () => {
+    const response = await fetch(`${base}/v1/tasks`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ has_next: false, next_cursor: "", results: [] });
+    expect(response.headers.get("ratelimit-policy")).toBe('"default";q=60;w=60');
+  });
+
+  it("the dev account holds 10,000 credits and the admin CLI reaches it", async () => {
+    const run = (...args: string[]) => {
+      try {
+        return execFileSync("npm", ["run", "--silent", "admin", "--", ...args], {
+          cwd: dir,
+          encoding: "utf8",
+          env: { ...process.env, ADMIN_URL: base },
+        });
+      } catch (error) {
+        const { stdout, stderr } = error as { stdout: string; stderr: string };
+        throw new Error(`npm run admin -- ${args.join(" ")} failed:\n${stdout}\n${stderr}`);
+      }
+    };
+    const accounts = JSON.parse(run("accounts", "list")) as { results: { id: string; credits: number }[] };
+    expect(accounts.results).toHaveLength(1);
+    expect(accounts.results[0]!.credits).toBe(10_000);
+    const key = JSON.parse(
+      run("keys", "create", accounts.results[0]!.id, "--name", "e2e", "--scopes", "read"),
+    ) as {
+      key: string;
+    };
+    const response = await fetch(`${base}/v1/tasks`, { headers: { Authorization: `Bearer ${key.key}` } });
+    expect(response.status).toBe(200);
+  });
+
+  it("public documentation is served", async () => {
+    expect((await fetch(`${base}/v1/openapi.json`)).status).toBe(200);
+    expect((await fetch(`${base}/docs`)).status).toBe(200);
+  });
+});
