@@ -9,6 +9,7 @@ import { requestContext } from "./http/request-context";
 import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerDocs } from "./routes/docs";
+import { registerFileRoutes } from "./routes/files/get";
 import { registerTaskRoutes } from "./routes/tasks";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
@@ -35,6 +36,7 @@ export function createApp() {
 
   registerTaskRoutes(app);
   registerAdminRoutes(app);
+  registerFileRoutes(app);
   registerDocs(app);
   return app;
 }
