@@ -1,0 +1,14 @@
+/**
+ * A problem with an input image that the caller should report to the client: not a PNG/JPEG/WebP, truncated or
+ * undecodable (→ 415 CONTENT_TYPE_UNSUPPORTED), or over the pixel limit (→ 413 REQUEST_BODY_TOO_LARGE).
+ * `message` is public: it names the offending input and never includes internals.
+ */
+export class ImageInputError extends Error {
+  override readonly name = "ImageInputError";
+  readonly code: "CONTENT_TYPE_UNSUPPORTED" | "REQUEST_BODY_TOO_LARGE";
+
+  constructor(code: ImageInputError["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
+}

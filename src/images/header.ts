@@ -1,0 +1,119 @@
+/**
+ * Format and dimensions from the first bytes of a PNG, JPEG or WebP, without decoding, so limits are checked
+ * before any work starts. Anything else (or a header cut short) is not an image: null.
+ */
+export type ImageFormat = "jpeg" | "png" | "webp";
+
+export type ImageHeader = {
+  format: ImageFormat;
+  width: number;
+  height: number;
+  /** Animated WebP (VP8X with the animation flag). Not supported by the codecs: callers refuse it. */
+  animated: boolean;
+};
+
+/** decisions.md §9: sources are at most 16.8 megapixels and 25 MiB. */
+export const MAX_IMAGE_PIXELS = 16_800_000;
+export const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+export function readImageHeader(bytes: Uint8Array): ImageHeader | null {
+  const header = readPng(bytes) ?? readJpeg(bytes) ?? readWebp(bytes);
+  return header && header.width > 0 && header.height > 0 ? header : null;
+}
+
+function ascii(bytes: Uint8Array, offset: number, length: number): string {
+  return String.fromCharCode(...bytes.subarray(offset, offset + length));
+}
+
+function u16be(b: Uint8Array, o: number): number {
+  return (b[o]! << 8) | b[o + 1]!;
+}
+
+function u32be(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}
+
+function u24le(b: Uint8Array, o: number): number {
+  return b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16);
+}
+
+function readPng(b: Uint8Array): ImageHeader | null {
+  // Signature, then the IHDR chunk: length 13, type, width, height.
+  if (b.length < 24 || PNG_SIGNATURE.some((v, i) => b[i] !== v) || ascii(b, 12, 4) !== "IHDR") return null;
+  return { format: "png", width: u32be(b, 16), height: u32be(b, 20), animated: false };
+}
+
+/** Start-of-frame markers (baseline, extended, progressive, lossless, arithmetic); not DHT (C4), JPG (C8), DAC (CC). */
+function isStartOfFrame(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+}
+
+function readJpeg(b: Uint8Array): ImageHeader | null {
+  for (const { marker, offset } of jpegSegments(b)) {
+    if (marker === 0xda) return null; // scan data before any frame header
+    if (isStartOfFrame(marker)) {
+      if (offset + 9 > b.length) return null;
+      return { format: "jpeg", height: u16be(b, offset + 5), width: u16be(b, offset + 7), animated: false };
+    }
+  }
+  return null;
+}
+
+/**
+ * The marker segments of a JPEG up to and including the first start of scan (SOS, 0xDA), each with the offset
+ * of its FF byte. Stops early at anything malformed or cut short.
+ */
+export function* jpegSegments(b: Uint8Array): Generator<{ marker: number; offset: number }> {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return;
+  let o = 2;
+  while (o + 4 <= b.length) {
+    if (b[o] !== 0xff) return;
+    const marker = b[o + 1]!;
+    if (marker === 0xff) {
+      o += 1; // fill byte
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      o += 2; // markers without a length
+      continue;
+    }
+    if (marker === 0xd9) return;
+    const length = u16be(b, o + 2);
+    if (length < 2) return;
+    yield { marker, offset: o };
+    if (marker === 0xda) return;
+    o += 2 + length;
+  }
+}
+
+function readWebp(b: Uint8Array): ImageHeader | null {
+  if (b.length < 30 || ascii(b, 0, 4) !== "RIFF" || ascii(b, 8, 4) !== "WEBP") return null;
+  const chunk = ascii(b, 12, 4);
+  const d = 20; // first chunk's payload
+  if (chunk === "VP8 ") {
+    // Frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height (2 bits of scaling each).
+    if (b[d + 3] !== 0x9d || b[d + 4] !== 0x01 || b[d + 5] !== 0x2a) return null;
+    const width = (b[d + 6]! | (b[d + 7]! << 8)) & 0x3fff;
+    const height = (b[d + 8]! | (b[d + 9]! << 8)) & 0x3fff;
+    return { format: "webp", width, height, animated: false };
+  }
+  if (chunk === "VP8L") {
+    // Signature 0x2f, then width − 1 and height − 1 as 14-bit little-endian fields.
+    if (b[d] !== 0x2f) return null;
+    const bits = (b[d + 1]! | (b[d + 2]! << 8) | (b[d + 3]! << 16) | (b[d + 4]! << 24)) >>> 0;
+    return {
+      format: "webp",
+      width: (bits & 0x3fff) + 1,
+      height: ((bits >>> 14) & 0x3fff) + 1,
+      animated: false,
+    };
+  }
+  if (chunk === "VP8X") {
+    // Flags, 3 reserved bytes, canvas width − 1 and height − 1 as 24-bit little-endian.
+    const animated = (b[d]! & 0x02) !== 0;
+    return { format: "webp", width: u24le(b, d + 4) + 1, height: u24le(b, d + 7) + 1, animated };
+  }
+  return null;
+}

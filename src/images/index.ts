@@ -1,0 +1,12 @@
+/** In-Worker image processing (image.watermark): WASM and TypeScript codecs, compositing, text marks. */
+export { POSITIONS, type Position } from "./composite";
+export { ImageInputError } from "./errors";
+export {
+  type ImageFormat,
+  type ImageHeader,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGE_PIXELS,
+  readImageHeader,
+} from "./header";
+export { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
+export { type ImageWatermarkResult, watermarkImage } from "./watermark";
