@@ -1,0 +1,287 @@
+/**
+ * npm run bench:engine — the media engine against the same ffmpeg commands run directly.
+ *
+ * Generates (once, cached in bench/.media/) a 1920x1080, 60 s H.264/AAC file, serves it from 127.0.0.1
+ * (with Range support, like any CDN), starts the engine as a child process (PORT=0) with command tracing
+ * on, and for each operation times the full HTTP round trip through the engine (fetching the source,
+ * probing, processing, streaming the result back) against the engine's own processing command(s) run
+ * directly by ffmpeg on the same source URL. A second set of lines compares with the same command(s) on
+ * the local file (no network at all). Then the engine's RSS with a ~10 MB and (BENCH_BIG=1) a ~1 GB source.
+ *
+ * Output: one line per operation `engine-<op>: <ratio>x (<engine ms> vs <direct ms>)`, then
+ * `trim-fast-vs-accurate: <ratio>x`, `local-<op>: …` lines and `engine-rss: …`.
+ */
+import { execFile, spawn } from "node:child_process";
+import { createReadStream, existsSync } from "node:fs";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
+import { startEngine } from "../containers/ffmpeg/src/launch.ts";
+
+const exec = promisify(execFile);
+const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
+const REPLAY = path.join(MEDIA, "replay");
+const BIG = path.join(MEDIA, "bench-1080p-60s.mp4");
+const SMALL = path.join(MEDIA, "bench-10mb.mp4");
+const HUGE = path.join(MEDIA, "bench-1gb.mp4");
+const SECRET = "bench-secret";
+const TEXT = "p6 bench";
+const bins = resolveBinaries(process.env);
+
+async function ff(args: string[]): Promise<void> {
+  await exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 1 << 20 });
+}
+
+async function prepareMedia(): Promise<void> {
+  await mkdir(REPLAY, { recursive: true });
+  if (!existsSync(BIG)) {
+    console.log("generating bench/.media/bench-1080p-60s.mp4 (once) …");
+    await ff([
+      ...["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60"],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60"],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k"],
+      ...["-shortest", "-movflags", "+faststart", `${BIG}.tmp.mp4`],
+    ]);
+    await exec("mv", [`${BIG}.tmp.mp4`, BIG]);
+  }
+  if (!existsSync(SMALL)) {
+    const { size } = await stat(BIG);
+    const seconds = Math.max(1, Math.round((60 * 10 * 1024 * 1024) / size));
+    await ff(["-i", BIG, "-t", String(seconds), "-c", "copy", "-movflags", "+faststart", SMALL]);
+  }
+  if (process.env.BENCH_BIG === "1" && !existsSync(HUGE)) {
+    const { size } = await stat(BIG);
+    const loops = Math.ceil((1024 * 1024 * 1024) / size) - 1;
+    console.log(`generating bench/.media/bench-1gb.mp4 (once, ${loops + 1}× the 60 s file, stream copy) …`);
+    await ff([
+      "-stream_loop",
+      String(loops),
+      "-i",
+      BIG,
+      "-c",
+      "copy",
+      "-movflags",
+      "+faststart",
+      `${HUGE}.tmp.mp4`,
+    ]);
+    await exec("mv", [`${HUGE}.tmp.mp4`, HUGE]);
+  }
+  await writeFile(path.join(REPLAY, "text.txt"), TEXT);
+}
+
+function serve(): Promise<{ url: (name: string) => string; close: () => void }> {
+  const server = http.createServer(async (req, res) => {
+    const file = path.join(MEDIA, path.basename(new URL(req.url ?? "/", "http://x").pathname));
+    try {
+      const { size } = await stat(file);
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+      if (m === null) {
+        res.writeHead(200, { "content-length": size, "accept-ranges": "bytes" });
+        createReadStream(file).pipe(res);
+        return;
+      }
+      const start = Number(m[1]);
+      const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+      res.writeHead(206, {
+        "content-length": end - start + 1,
+        "content-range": `bytes ${start}-${end}/${size}`,
+        "accept-ranges": "bytes",
+      });
+      createReadStream(file, { start, end }).pipe(res);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: (name) => `http://127.0.0.1:${port}/${path.basename(name)}`,
+        close: () => server.close(),
+      });
+    }),
+  );
+}
+
+interface Command {
+  bin: string;
+  args: string[];
+}
+
+const commands: Command[] = [];
+
+/**
+ * Rewrites a traced engine command to read `input` (the source URL, or file:<path>) and write into
+ * bench/.media/replay instead of the engine's job directory.
+ */
+function replayable(cmd: Command, input: string): Command {
+  const args = [...cmd.args];
+  const i = args.indexOf("-i");
+  const jobDir = path.dirname(args[args.length - 1] ?? "");
+  const whitelist = input.startsWith("file:") ? "file" : "http,tcp";
+  for (let k = 0; k < args.length; k++) {
+    if (args[k] === "-protocol_whitelist" && k < i) args[k + 1] = whitelist;
+  }
+  if (i >= 0) args[i + 1] = input;
+  const isFfmpeg = path.basename(cmd.bin).startsWith("ffmpeg");
+  return {
+    bin: cmd.bin,
+    args: args.map((a, k) => {
+      if (isFfmpeg && k === args.length - 1) return path.join(REPLAY, path.basename(a));
+      return jobDir.length > 1 ? a.split(jobDir).join(REPLAY) : a;
+    }),
+  };
+}
+
+function runDirect(cmd: Command): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd.bin, cmd.args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    child.on("close", (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${cmd.bin} failed: ${stderr}`)),
+    );
+  });
+}
+
+interface Op {
+  name: string;
+  type: string;
+  params: Record<string, unknown>;
+  runs: number;
+}
+
+const OPS: Op[] = [
+  { name: "video.probe", type: "video.probe", params: {}, runs: 5 },
+  { name: "video.extract-cover", type: "video.extract-cover", params: {}, runs: 5 },
+  { name: "video.trim-fast", type: "video.trim", params: { start: 20, end: 40, mode: "fast" }, runs: 5 },
+  { name: "audio.trim", type: "audio.trim", params: { start: 20, end: 50 }, runs: 5 },
+  { name: "video.extract-audio", type: "video.extract-audio", params: {}, runs: 3 },
+  { name: "video.trim", type: "video.trim", params: { start: 20, end: 40 }, runs: 1 },
+  { name: "video.watermark", type: "video.watermark", params: { text: TEXT }, runs: 1 },
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  await prepareMedia();
+  const files = await serve();
+  const engine = await startEngine(
+    {
+      ENGINE_SECRET: SECRET,
+      ALLOW_PRIVATE_SOURCES: "true",
+      ENGINE_TRACE_COMMANDS: "true",
+      ENGINE_TMPDIR: path.join(MEDIA, "tmp"),
+    },
+    {
+      onLog: (line) => {
+        const m = /^engine-command (.*)$/.exec(line);
+        if (m !== null) commands.push(JSON.parse(m[1]!) as Command);
+      },
+    },
+  );
+  const pid = engine.child.pid!;
+  let job = 0;
+  const call = async (type: string, source: string, params: Record<string, unknown>) => {
+    const started = performance.now();
+    const res = await fetch(`${engine.url}/v1/jobs/${type}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${SECRET}` },
+      body: JSON.stringify({
+        job_id: `bench-${++job}`,
+        source_url: files.url(source),
+        params,
+        max_source_bytes: 4 * 1024 ** 3,
+        timeout_ms: 600_000,
+      }),
+    });
+    if (res.status !== 200) throw new Error(`${type}: ${res.status} ${await res.text()}`);
+    // Drain the body as a client would, without keeping it.
+    const reader = res.body!.getReader();
+    while (!(await reader.read()).done) {
+      /* discard */
+    }
+    return performance.now() - started;
+  };
+
+  const timings = new Map<string, number>();
+  const local: string[] = [];
+  for (const op of OPS) {
+    const engineMs: number[] = [];
+    const urlMs: number[] = [];
+    const fileMs: number[] = [];
+    for (let r = 0; r < op.runs; r++) {
+      const before = commands.length;
+      engineMs.push(await call(op.type, BIG, op.params));
+      await new Promise((res) => setTimeout(res, 50));
+      const traced = commands.slice(before);
+      // The processing command(s): every ffmpeg run (a cover may step back once); for probe, ffprobe.
+      const main =
+        op.type === "video.probe"
+          ? traced.filter((c) => c.bin === bins.ffprobe)
+          : traced.filter((c) => c.bin === bins.ffmpeg);
+      let viaUrl = 0;
+      let viaFile = 0;
+      for (const cmd of main) viaUrl += await runDirect(replayable(cmd, files.url(BIG)));
+      for (const cmd of main) viaFile += await runDirect(replayable(cmd, `file:${BIG}`));
+      urlMs.push(viaUrl);
+      fileMs.push(viaFile);
+    }
+    const e = median(engineMs);
+    const d = median(urlMs);
+    const f = median(fileMs);
+    timings.set(op.name, e);
+    console.log(`engine-${op.name}: ${(e / d).toFixed(2)}x (${Math.round(e)} ms vs ${Math.round(d)} ms)`);
+    local.push(
+      `local-${op.name}: ${(e / f).toFixed(2)}x (${Math.round(e)} ms vs ${Math.round(f)} ms on the local file)`,
+    );
+  }
+  const fast = timings.get("video.trim-fast")!;
+  const accurate = timings.get("video.trim")!;
+  console.log(`trim-fast-vs-accurate: ${(accurate / fast).toFixed(1)}x`);
+  for (const line of local) console.log(line);
+
+  // Memory: peak RSS of the engine process while it copies a source through (download, trim, stream back).
+  const rss = async () => {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  };
+  const peakDuring = async (source: string) => {
+    let peak = await rss();
+    let running = true;
+    const sampler = (async () => {
+      while (running) {
+        peak = Math.max(peak, await rss());
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await call("video.trim", source, { start: 0, end: 100_000, mode: "fast" });
+    running = false;
+    await sampler;
+    return peak;
+  };
+  const idle = await rss();
+  const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+  const small = await peakDuring(SMALL);
+  let line = `engine-rss: idle ${idle.toFixed(0)} MiB; peak ${small.toFixed(0)} MiB with a ${mb((await stat(SMALL)).size)} source`;
+  if (existsSync(HUGE) && process.env.BENCH_BIG === "1") {
+    const huge = await peakDuring(HUGE);
+    line += `, ${huge.toFixed(0)} MiB with a ${mb((await stat(HUGE)).size)} source (${(huge / small).toFixed(2)}x)`;
+  } else {
+    line += "; run `BENCH_BIG=1 npm run bench:engine` to compare with a ~1 GB source";
+  }
+  console.log(line);
+
+  await engine.stop();
+  files.close();
+  await rm(REPLAY, { recursive: true, force: true });
+}
+
+await main();

@@ -1,0 +1,136 @@
+/** Engine configuration, read once from the environment at start. */
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { LIMITS } from "./security/limits.ts";
+
+export interface Binaries {
+  ffmpeg: string;
+  ffprobe: string;
+  /** Where each came from: "env", "path" or "npm". */
+  source: { ffmpeg: BinarySource; ffprobe: BinarySource };
+}
+export type BinarySource = "env" | "path" | "npm";
+
+export interface EngineConfig {
+  secret: string;
+  host: string;
+  port: number;
+  allowPrivateSources: boolean;
+  binaries: Binaries;
+  slots: number;
+  queue: number;
+  tmpDir: string;
+  fontPath: string;
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+  /** x264 preset of re-encoding operations (watermark, accurate trim). */
+  x264Preset: string;
+  /** How far a source download may run ahead of what ffmpeg has asked for. */
+  downloadAheadBytes: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string, env: Env): string | null {
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (dir === "") continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** Path of a binary shipped by @ffmpeg-installer/ffmpeg or @ffprobe-installer/ffprobe, if installed. */
+export function npmBinary(name: "ffmpeg" | "ffprobe"): string | null {
+  const require = createRequire(import.meta.url);
+  try {
+    const mod = require(name === "ffmpeg" ? "@ffmpeg-installer/ffmpeg" : "@ffprobe-installer/ffprobe") as {
+      path?: string;
+    };
+    return mod.path !== undefined && existsSync(mod.path) ? mod.path : null;
+  } catch {
+    return null;
+  }
+}
+
+function resolveBinary(name: "ffmpeg" | "ffprobe", env: Env): { path: string; source: BinarySource } {
+  const fromEnv = env[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
+  if (fromEnv !== undefined && fromEnv !== "") return { path: fromEnv, source: "env" };
+  const found = onPath(name, env);
+  if (found !== null) return { path: found, source: "path" };
+  const shipped = npmBinary(name);
+  if (shipped !== null) return { path: shipped, source: "npm" };
+  throw new Error(
+    `${name} not found: set ${name.toUpperCase()}_PATH, put ${name} on PATH or install the npm installer package`,
+  );
+}
+
+export function resolveBinaries(env: Env): Binaries {
+  const ffmpeg = resolveBinary("ffmpeg", env);
+  const ffprobe = resolveBinary("ffprobe", env);
+  return {
+    ffmpeg: ffmpeg.path,
+    ffprobe: ffprobe.path,
+    source: { ffmpeg: ffmpeg.source, ffprobe: ffprobe.source },
+  };
+}
+
+function defaultFont(): string {
+  const candidates = [
+    fileURLToPath(new URL("../../../assets/fonts/DejaVuSans.ttf", import.meta.url)),
+    "/app/assets/fonts/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+  ];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): EngineConfig {
+  const secret = env.ENGINE_SECRET ?? "";
+  if (secret === "") throw new Error("ENGINE_SECRET is required");
+  const cpus = Math.max(1, os.availableParallelism());
+  const slots = int(env, "ENGINE_SLOTS", cpus, 1, 256);
+  return {
+    secret,
+    host: env.HOST || "0.0.0.0",
+    port: int(env, "PORT", 8080, 0, 65535),
+    allowPrivateSources: env.ALLOW_PRIVATE_SOURCES === "true",
+    binaries: resolveBinaries(env),
+    slots,
+    queue: int(env, "ENGINE_QUEUE", 2 * slots, 0, 10_000),
+    tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
+    fontPath: env.FONT_PATH || defaultFont(),
+    connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
+    readTimeoutMs: int(env, "ENGINE_READ_TIMEOUT_MS", 30_000, 100, 3_600_000),
+    x264Preset: env.ENGINE_X264_PRESET || "veryfast",
+    downloadAheadBytes: int(
+      env,
+      "ENGINE_DOWNLOAD_AHEAD_BYTES",
+      LIMITS.downloadAheadBytes,
+      64 * 1024,
+      2 ** 40,
+    ),
+  };
+}

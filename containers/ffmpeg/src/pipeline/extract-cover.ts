@@ -1,0 +1,125 @@
+/**
+ * video.extract-cover: one frame as JPEG, PNG or WebP. `time` defaults to 1 s, or the middle of videos
+ * shorter than 2 s; `width` and/or `height` resize keeping the aspect ratio (both: fit inside the box).
+ */
+import { stat } from "node:fs/promises";
+import { invalid, unsupported } from "../protocol.ts";
+import { LIMITS } from "../security/limits.ts";
+import { CONTAINERS } from "./containers.ts";
+import { runFfmpeg } from "./ffmpeg.ts";
+import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import { outputInfo } from "./output-info.ts";
+import { forbid, optEnum, optNumber, readParams, sec } from "./params.ts";
+
+const FORMATS = ["jpeg", "png", "webp"] as const;
+type CoverFormat = (typeof FORMATS)[number];
+
+interface CoverParams {
+  time: number | undefined;
+  format: CoverFormat;
+  width: number | undefined;
+  height: number | undefined;
+  quality: number;
+}
+
+function parse(raw: unknown): CoverParams {
+  const p = readParams(raw, ["time", "format", "width", "height", "quality"]);
+  const format = optEnum(p, "format", FORMATS) ?? "jpeg";
+  const dim = { min: 1, max: LIMITS.maxOutputDimension, integer: true };
+  if (format === "png") forbid(p, "quality", "applies to jpeg and webp only");
+  return {
+    time: optNumber(p, "time", { min: 0 }),
+    format,
+    width: optNumber(p, "width", dim),
+    height: optNumber(p, "height", dim),
+    quality: optNumber(p, "quality", { min: 1, max: 100, integer: true }) ?? 85,
+  };
+}
+
+/** Output size keeping the display aspect ratio. */
+export function coverSize(
+  w: number,
+  h: number,
+  width?: number,
+  height?: number,
+): { width: number; height: number } {
+  const byWidth = (tw: number) => ({ width: tw, height: Math.max(1, Math.round((h * tw) / w)) });
+  const byHeight = (th: number) => ({ width: Math.max(1, Math.round((w * th) / h)), height: th });
+  if (width !== undefined && height !== undefined) {
+    return width / w <= height / h ? byWidth(width) : byHeight(height);
+  }
+  if (width !== undefined) return byWidth(width);
+  if (height !== undefined) return byHeight(height);
+  return { width: w, height: h };
+}
+
+function encoderArgs(p: CoverParams, alpha: boolean): string[] {
+  if (p.format === "jpeg") {
+    // ffmpeg's JPEG scale: 2 (best) … 31 (worst)
+    const q = Math.round(2 + ((100 - p.quality) * 29) / 99);
+    return ["-c:v", "mjpeg", "-pix_fmt", "yuvj420p", "-q:v", String(q)];
+  }
+  if (p.format === "png") return ["-c:v", "png", "-pix_fmt", alpha ? "rgba" : "rgb24"];
+  return ["-c:v", "libwebp", "-quality", String(p.quality), "-pix_fmt", alpha ? "yuva420p" : "yuv420p"];
+}
+
+async function extract(ctx: JobContext, input: Input, p: CoverParams, time: number): Promise<string> {
+  const video = input.info.video!;
+  const size = coverSize(video.width, video.height, p.width, p.height);
+  const container = CONTAINERS[p.format];
+  const out = outputPath(ctx, container.ext);
+  // The native VP8/VP9 decoders drop the alpha plane; libvpx keeps it for PNG/WebP covers.
+  const alpha = video.hasAlpha && p.format !== "jpeg";
+  const decoder =
+    alpha && (video.codec === "vp9" || video.codec === "vp8")
+      ? ["-c:v", video.codec === "vp9" ? "libvpx-vp9" : "libvpx"]
+      : [];
+  const filters =
+    size.width === video.width && size.height === video.height
+      ? []
+      : ["-vf", `scale=${size.width}:${size.height}`];
+  await runFfmpeg(
+    ctx.config.binaries.ffmpeg,
+    [
+      ...input.args(["-ss", sec(time), ...decoder]),
+      ...["-map", `0:${video.index}`, "-frames:v", "1", "-an", "-sn", "-dn"],
+      ...filters,
+      ...encoderArgs(p, alpha),
+      ...["-f", container.muxer, out],
+    ],
+    { signal: ctx.signal },
+  ).catch((err: unknown) => preferSourceError(input, err));
+  return out;
+}
+
+async function run(ctx: JobContext, input: Input, p: CoverParams) {
+  const video = input.info.video;
+  if (video === null) throw unsupported("the source has no video stream");
+  const duration = input.info.duration;
+  if (p.time !== undefined && duration !== null && p.time >= duration) {
+    throw invalid("params.time", `time (${p.time} s) is not before the end of the video (${duration} s)`);
+  }
+  const time = p.time ?? (duration !== null && duration < 2 ? duration / 2 : 1);
+  let out = await extract(ctx, input, p, time);
+  let size = (await stat(out)).size;
+  if (size === 0) {
+    // Past the last decodable frame (durations are often a little longer than the video track): step back.
+    const back = Math.max(0, (duration ?? time) - 3 / (video.fpsValue || 25));
+    out = await extract(ctx, input, p, Math.min(back, time));
+    size = (await stat(out)).size;
+    if (size === 0) throw unsupported("no frame could be decoded at that time");
+  }
+  const info = await outputInfo(out, p.format, ctx.config.binaries.ffprobe, ctx.signal);
+  ctx.setProgress(1);
+  return {
+    kind: "file" as const,
+    path: out,
+    contentType: CONTAINERS[p.format].contentType,
+    result: { format: p.format, size_bytes: size, width: info.width ?? 0, height: info.height ?? 0 },
+  };
+}
+
+export function videoExtractCover(raw: unknown): PreparedJob {
+  const params = parse(raw);
+  return { probeArgs: [], run: (ctx, input) => run(ctx, input, params) };
+}

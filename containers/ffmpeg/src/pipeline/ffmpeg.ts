@@ -1,0 +1,194 @@
+/**
+ * Running ffmpeg and ffprobe: argument arrays only (never a shell), no stdin, errors only on stderr,
+ * progress from `-progress pipe:1`, and a hard SIGKILL when the job is aborted or times out. A run's
+ * promise settles only after the process has exited, so temp files are never removed under a live process.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { EngineError, unsupported } from "../protocol.ts";
+import { LIMITS } from "../security/limits.ts";
+
+/** Processes alive right now (the tests assert this drops to zero after an abort). */
+export const liveProcesses = new Set<ChildProcess>();
+
+let trace: ((bin: string, args: readonly string[]) => void) | null = null;
+
+/** Reports every command line before it runs (ENGINE_TRACE_COMMANDS=true; the bench replays them). */
+export function traceCommands(fn: ((bin: string, args: readonly string[]) => void) | null): void {
+  trace = fn;
+}
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+  onStdoutLine?: (line: string) => void,
+  maxStdout = LIMITS.maxProbeOutputBytes,
+): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    trace?.(bin, args);
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+    liveProcesses.add(child);
+    let stdout = "";
+    let stdoutBytes = 0;
+    let pending = "";
+    let stderr = "";
+    let overflow = false;
+    const kill = () => child.kill("SIGKILL");
+    signal.addEventListener("abort", kill, { once: true });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (onStdoutLine !== undefined) {
+        pending += chunk;
+        let i = pending.indexOf("\n");
+        while (i >= 0) {
+          onStdoutLine(pending.slice(0, i).trim());
+          pending = pending.slice(i + 1);
+          i = pending.indexOf("\n");
+        }
+        return;
+      }
+      stdoutBytes += Buffer.byteLength(chunk);
+      if (stdoutBytes > maxStdout) {
+        overflow = true;
+        kill();
+        return;
+      }
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-LIMITS.stderrTailBytes);
+    });
+    child.on("error", (err) => {
+      // spawn failure (binary missing); 'close' follows
+      stderr += `\nspawn error: ${err.message}`;
+    });
+    child.on("close", (code) => {
+      liveProcesses.delete(child);
+      signal.removeEventListener("abort", kill);
+      if (signal.aborted) reject(signal.reason);
+      else if (overflow) reject(unsupported("the media has too much metadata to probe"));
+      else resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const DECODE_FAILURES = [
+  /Invalid data found when processing input/i,
+  /moov atom not found/i,
+  /could not find codec parameters/i,
+  /Error while decoding/i,
+  /error reading header/i,
+  /Invalid NAL unit/i,
+  /partial file/i,
+  /does not contain any stream/i,
+  /Failed to read frame size/i,
+  /no frame!/i,
+  /End of file/i,
+];
+
+/** Turns a failed run into a public error; stderr goes only into `internal` for the log. */
+export function failure(what: string, stderr: string): EngineError {
+  if (DECODE_FAILURES.some((re) => re.test(stderr))) {
+    return unsupported("the source media is truncated or cannot be decoded", `${what}: ${stderr}`);
+  }
+  return new EngineError("INTERNAL", "media processing failed", { internal: `${what}: ${stderr}` });
+}
+
+/** Common leading arguments of every ffmpeg run. */
+export const FFMPEG_BASE_ARGS = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error", "-y"];
+
+export interface FfmpegRun {
+  signal: AbortSignal;
+  /** Expected output duration, to turn ffmpeg's out_time into a 0..1 fraction. */
+  durationSec?: number;
+  onProgress?: (fraction: number) => void;
+}
+
+/** Runs ffmpeg with `args` (which must include inputs and the output) and reports progress. */
+export async function runFfmpeg(bin: string, args: readonly string[], opts: FfmpegRun): Promise<string> {
+  const total = opts.durationSec ?? 0;
+  const onLine = (line: string) => {
+    const m = /^out_time_(?:us|ms)=(\d+)$/.exec(line);
+    if (m !== null && total > 0 && opts.onProgress !== undefined) {
+      opts.onProgress(Math.min(1, Number(m[1]) / 1e6 / total));
+    }
+  };
+  const exit = await run(bin, [...FFMPEG_BASE_ARGS, "-progress", "pipe:1", ...args], opts.signal, onLine);
+  if (exit.code !== 0) throw failure("ffmpeg", exit.stderr);
+  opts.onProgress?.(1);
+  return exit.stderr;
+}
+
+export interface ProbeStream {
+  index: number;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  duration?: string;
+  start_time?: string;
+  sample_rate?: string;
+  channels?: number;
+  bit_rate?: string;
+  disposition?: Record<string, number>;
+  tags?: Record<string, string>;
+  side_data_list?: { rotation?: number; side_data_type?: string }[];
+}
+
+export interface ProbePacket {
+  stream_index: number;
+  pts_time?: string;
+  dts_time?: string;
+  flags?: string;
+}
+
+export interface ProbeOutput {
+  streams?: ProbeStream[];
+  format?: { duration?: string; start_time?: string; format_name?: string; size?: string; bit_rate?: string };
+  packets?: ProbePacket[];
+}
+
+/** Runs ffprobe with JSON output; a failure means the input could not be read as media. */
+export async function runFfprobe(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+): Promise<ProbeOutput> {
+  const exit = await run(bin, ["-hide_banner", "-v", "error", "-of", "json", ...args], signal);
+  if (exit.code !== 0) {
+    throw unsupported("the source media is truncated or cannot be decoded", `ffprobe: ${exit.stderr}`);
+  }
+  try {
+    return JSON.parse(exit.stdout) as ProbeOutput;
+  } catch {
+    throw unsupported(
+      "the source media cannot be read",
+      `ffprobe printed invalid JSON: ${exit.stdout.slice(0, 200)}`,
+    );
+  }
+}
+
+/** First line of `<bin> -version`, for /v1/health; null when the binary does not run. */
+export async function versionLine(bin: string): Promise<string | null> {
+  try {
+    const exit = await run(bin, ["-version"], new AbortController().signal);
+    const line = exit.stdout.split("\n")[0]?.trim() ?? "";
+    return exit.code === 0 && line !== "" ? line : null;
+  } catch {
+    return null;
+  }
+}

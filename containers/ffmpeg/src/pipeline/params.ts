@@ -1,0 +1,105 @@
+/**
+ * Small validators for job params (decisions.md §4). Each failure is VALIDATION_INVALID_ARGUMENT naming the
+ * field as "params.<key>"; unknown keys are refused.
+ */
+import { invalid } from "../protocol.ts";
+
+export type RawParams = Record<string, unknown>;
+
+const field = (key: string) => `params.${key}`;
+
+/** Refuses anything that is not a plain object, and every key not in `allowed`. */
+export function readParams(raw: unknown, allowed: readonly string[]): RawParams {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== "object" || Array.isArray(raw)) throw invalid("params", "params must be an object");
+  const params = raw as RawParams;
+  for (const key of Object.keys(params)) {
+    if (!allowed.includes(key)) throw invalid(field(key), `unknown parameter "${key}"`);
+  }
+  return params;
+}
+
+interface NumberRule {
+  min?: number;
+  max?: number;
+  /** min is exclusive */
+  above?: number;
+  integer?: boolean;
+}
+
+export function optNumber(params: RawParams, key: string, rule: NumberRule = {}): number | undefined {
+  const value = params[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw invalid(field(key), `${key} must be a number`);
+  }
+  if (rule.integer === true && !Number.isInteger(value)) {
+    throw invalid(field(key), `${key} must be an integer`);
+  }
+  if (rule.above !== undefined && value <= rule.above) {
+    throw invalid(field(key), `${key} must be greater than ${rule.above}`);
+  }
+  if (rule.min !== undefined && value < rule.min) {
+    throw invalid(field(key), `${key} must be at least ${rule.min}`);
+  }
+  if (rule.max !== undefined && value > rule.max) {
+    throw invalid(field(key), `${key} must be at most ${rule.max}`);
+  }
+  return value;
+}
+
+export function reqNumber(params: RawParams, key: string, rule: NumberRule = {}): number {
+  const value = optNumber(params, key, rule);
+  if (value === undefined) throw invalid(field(key), `${key} is required`);
+  return value;
+}
+
+export function optEnum<T extends string>(
+  params: RawParams,
+  key: string,
+  values: readonly T[],
+): T | undefined {
+  const value = params[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || !(values as readonly string[]).includes(value)) {
+    throw invalid(field(key), `${key} must be one of: ${values.join(", ")}`);
+  }
+  return value as T;
+}
+
+export function optString(params: RawParams, key: string): string | undefined {
+  const value = params[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw invalid(field(key), `${key} must be a string`);
+  return value;
+}
+
+/** Refuses `key` when present: it does not apply with the other params given. */
+export function forbid(params: RawParams, key: string, why: string): void {
+  if (params[key] !== undefined && params[key] !== null) throw invalid(field(key), `${key} ${why}`);
+}
+
+export interface Window {
+  start: number;
+  /** Requested end; may lie past the media's end. */
+  end: number;
+}
+
+/** `start` (required, ≥ 0) and exactly one of `end` (> start) or `duration` (> 0). */
+export function readWindow(params: RawParams): Window {
+  const start = reqNumber(params, "start", { min: 0 });
+  const end = optNumber(params, "end", { min: 0 });
+  const duration = optNumber(params, "duration", { above: 0 });
+  if (end !== undefined && duration !== undefined) {
+    throw invalid(field("duration"), "give either end or duration, not both");
+  }
+  if (end === undefined && duration === undefined) throw invalid(field("end"), "end or duration is required");
+  if (end !== undefined && end <= start) throw invalid(field("end"), "end must be greater than start");
+  return { start, end: end ?? start + (duration ?? 0) };
+}
+
+/** Formats seconds for ffmpeg's time options (microsecond precision, no exponent). */
+export const sec = (s: number): string => (Math.round(s * 1e6) / 1e6).toFixed(6);
+
+/** Rounds seconds for results. */
+export const roundSec = (s: number): number => Math.round(s * 1000) / 1000;

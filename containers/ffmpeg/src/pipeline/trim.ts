@@ -1,0 +1,137 @@
+/**
+ * video.trim. `accurate` (default) re-encodes to H.264/AAC MP4 and is frame-exact. `fast` copies the
+ * streams from the keyframe at or before `start`, so it is as quick as reading the bytes; the result then
+ * reports that keyframe as the actual start.
+ */
+import { stat } from "node:fs/promises";
+import { invalid, unsupported } from "../protocol.ts";
+import { CONTAINERS, type Container } from "./containers.ts";
+import { runFfmpeg, runFfprobe } from "./ffmpeg.ts";
+import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import { mediaInfo } from "./media-info.ts";
+import { outputInfo } from "./output-info.ts";
+import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
+
+interface TrimParams extends Window {
+  mode: "accurate" | "fast";
+}
+
+/** Packets read after seeking to find the keyframe at or before start. */
+const KEYFRAME_SCAN = "+#64";
+
+function keyframeProbeArgs(absoluteStart: number): string[] {
+  return [
+    "-show_packets",
+    "-show_entries",
+    "packet=stream_index,pts_time,flags",
+    "-read_intervals",
+    `${sec(absoluteStart)}%${KEYFRAME_SCAN}`,
+  ];
+}
+
+/** Seeks to the last keyframe at or before start: the first video packet ffprobe reads after its seek. */
+async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number): Promise<number> {
+  const video = input.info.video!;
+  let packets = input.info.packets;
+  if (input.info.startTime !== 0 || packets.length === 0) {
+    // The first probe assumed the file starts at 0; ask again with the real origin.
+    const probe = await runFfprobe(
+      ctx.config.binaries.ffprobe,
+      [...keyframeProbeArgs(start + input.info.startTime), ...input.args()],
+      ctx.signal,
+    );
+    packets = mediaInfo(probe).packets;
+  }
+  const key = packets.find((p) => p.stream_index === video.index && (p.flags ?? "").startsWith("K"));
+  const pts = Number(key?.pts_time);
+  if (key === undefined || !Number.isFinite(pts)) return start;
+  return Math.min(start, Math.max(0, pts - input.info.startTime));
+}
+
+function copyContainer(input: Input): Container {
+  if (input.sniffed.demuxer === "mov") return CONTAINERS.mp4;
+  if (input.sniffed.format === "webm") return CONTAINERS.webm;
+  return CONTAINERS.mkv;
+}
+
+/** libx264 with yuv420p needs even dimensions. */
+export function evenScale(width: number, height: number): string[] {
+  return width % 2 === 0 && height % 2 === 0 ? [] : [`scale=${width - (width % 2)}:${height - (height % 2)}`];
+}
+
+async function run(ctx: JobContext, input: Input, p: TrimParams) {
+  const { video, audio, duration } = input.info;
+  if (video === null) throw unsupported("the source has no video stream");
+  if (duration !== null && p.start >= duration) {
+    throw invalid("params.start", `start (${p.start} s) is beyond the media's duration (${duration} s)`);
+  }
+  const end = duration === null ? p.end : Math.min(p.end, duration);
+  const maps = [
+    "-map",
+    `0:${video.index}`,
+    ...(audio === null ? [] : ["-map", `0:${audio.index}`]),
+    "-sn",
+    "-dn",
+  ];
+  let start = p.start;
+  let container: Container = CONTAINERS.mp4;
+  let args: string[];
+  if (p.mode === "fast") {
+    start = await keyframeAtOrBefore(ctx, input, p.start);
+    container = copyContainer(input);
+    // Seek a hair past the keyframe so rounding can never land on the keyframe before it.
+    // The muxer's default timestamp handling (MP4 edit lists) makes the copy start at 0.
+    args = [
+      ...input.args(["-ss", sec(start + 0.001)]),
+      "-t",
+      sec(end - start - 0.001),
+      ...maps,
+      "-c",
+      "copy",
+    ];
+  } else {
+    const vf = evenScale(video.width, video.height);
+    args = [
+      ...input.args(["-ss", sec(start)]),
+      ...["-t", sec(end - start), ...maps],
+      ...(vf.length > 0 ? ["-vf", vf.join(",")] : []),
+      ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
+      ...(audio === null ? [] : ["-c:a", "aac", "-b:a", "160k"]),
+    ];
+  }
+  const out = outputPath(ctx, container.ext);
+  await runFfmpeg(ctx.config.binaries.ffmpeg, [...args, ...container.options, "-f", container.muxer, out], {
+    signal: ctx.signal,
+    durationSec: end - start,
+    onProgress: ctx.setProgress,
+  }).catch((err: unknown) => preferSourceError(input, err));
+  const { size } = await stat(out);
+  const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
+  const outDuration = info.duration ?? end - start;
+  return {
+    kind: "file" as const,
+    path: out,
+    contentType: container.contentType,
+    result: {
+      format: container.format,
+      size_bytes: size,
+      width: info.width ?? video.width,
+      height: info.height ?? video.height,
+      duration: roundSec(outDuration),
+      start: roundSec(start),
+      end: roundSec(p.mode === "fast" ? start + outDuration : end),
+    },
+  };
+}
+
+export function videoTrim(raw: unknown): PreparedJob {
+  const p = readParams(raw, ["start", "end", "duration", "mode"]);
+  const params: TrimParams = {
+    ...readWindow(p),
+    mode: optEnum(p, "mode", ["accurate", "fast"] as const) ?? "accurate",
+  };
+  return {
+    probeArgs: params.mode === "fast" ? keyframeProbeArgs(params.start) : [],
+    run: (ctx, input) => run(ctx, input, params),
+  };
+}

@@ -1,0 +1,241 @@
+/**
+ * video.watermark: a logo (PNG/WebP/JPEG, alpha respected) or a text in the bundled font, placed at one of
+ * nine positions, optionally only between `start` and `end`. Output: H.264/AAC MP4 with faststart; AAC
+ * audio is copied, other audio re-encoded.
+ */
+import { stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { EngineError, invalid, unsupported } from "../protocol.ts";
+import { LIMITS } from "../security/limits.ts";
+import { imageSize } from "../sniff.ts";
+import { CONTAINERS } from "./containers.ts";
+import { runFfmpeg } from "./ffmpeg.ts";
+import {
+  type Input,
+  type JobContext,
+  openInput,
+  outputPath,
+  type PreparedJob,
+  preferSourceError,
+} from "./job.ts";
+import { outputInfo } from "./output-info.ts";
+import { forbid, optEnum, optNumber, optString, readParams, roundSec, sec } from "./params.ts";
+import { evenScale } from "./trim.ts";
+
+export const POSITIONS = [
+  "top-left",
+  "top",
+  "top-right",
+  "left",
+  "center",
+  "right",
+  "bottom-left",
+  "bottom",
+  "bottom-right",
+] as const;
+type Position = (typeof POSITIONS)[number];
+
+/** Largest logo, like image sources (decisions.md §9). */
+const MAX_LOGO_PIXELS = 16_800_000;
+
+interface WatermarkParams {
+  mark:
+    | { kind: "image"; url: string; scale: number }
+    | { kind: "text"; text: string; fontSize?: number; color: string; alpha: number };
+  position: Position;
+  margin: number;
+  opacity: number;
+  start: number | undefined;
+  end: number | undefined;
+}
+
+function parse(raw: unknown): WatermarkParams {
+  const p = readParams(raw, [
+    "watermark_url",
+    "text",
+    "font_size",
+    "color",
+    "position",
+    "margin",
+    "opacity",
+    "scale",
+    "start",
+    "end",
+  ]);
+  const url = optString(p, "watermark_url");
+  const text = optString(p, "text");
+  if (url !== undefined && text !== undefined) {
+    throw invalid("params.text", "give either watermark_url or text, not both");
+  }
+  if (url === undefined && text === undefined) {
+    throw invalid("params.watermark_url", "watermark_url or text is required");
+  }
+  let mark: WatermarkParams["mark"];
+  if (url !== undefined) {
+    forbid(p, "font_size", "applies to text watermarks only");
+    forbid(p, "color", "applies to text watermarks only");
+    mark = { kind: "image", url, scale: optNumber(p, "scale", { above: 0, max: 1 }) ?? 0.2 };
+  } else {
+    const t = text ?? "";
+    const length = [...t].length;
+    if (length < 1 || length > 200) throw invalid("params.text", "text must be 1 to 200 characters");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+    if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(t)) {
+      throw invalid("params.text", "text must not contain control characters");
+    }
+    forbid(p, "scale", "applies to image watermarks only");
+    const color = optString(p, "color") ?? "#FFFFFF";
+    const m = /^#([0-9a-fA-F]{6})([0-9a-fA-F]{2})?$/.exec(color);
+    if (m === null) throw invalid("params.color", "color must be #RRGGBB or #RRGGBBAA");
+    const fontSize = optNumber(p, "font_size", { min: 1, max: 1000, integer: true });
+    mark = {
+      kind: "text",
+      text: t,
+      color: m[1]!.toUpperCase(),
+      alpha: m[2] === undefined ? 1 : Number.parseInt(m[2], 16) / 255,
+      ...(fontSize === undefined ? {} : { fontSize }),
+    };
+  }
+  const start = optNumber(p, "start", { min: 0 });
+  const end = optNumber(p, "end", { min: 0 });
+  if (start !== undefined && end !== undefined && end <= start) {
+    throw invalid("params.end", "end must be greater than start");
+  }
+  return {
+    mark,
+    position: optEnum(p, "position", POSITIONS) ?? "bottom-right",
+    margin: optNumber(p, "margin", { min: 0, max: 1000, integer: true }) ?? 16,
+    opacity: optNumber(p, "opacity", { min: 0, max: 1 }) ?? 0.5,
+    start,
+    end,
+  };
+}
+
+const PLACES: Record<Position, ["top" | "middle" | "bottom", "left" | "center" | "right"]> = {
+  "top-left": ["top", "left"],
+  top: ["top", "center"],
+  "top-right": ["top", "right"],
+  left: ["middle", "left"],
+  center: ["middle", "center"],
+  right: ["middle", "right"],
+  "bottom-left": ["bottom", "left"],
+  bottom: ["bottom", "center"],
+  "bottom-right": ["bottom", "right"],
+};
+
+/** x/y expressions for a position; `W`/`H` are the frame (overlay and drawtext alike), `w`/`h` the mark. */
+function placement(position: Position, margin: number, w: string, h: string): [string, string] {
+  const [vertical, horizontal] = PLACES[position];
+  const x = horizontal === "left" ? `${margin}` : horizontal === "right" ? `W-${w}-${margin}` : `(W-${w})/2`;
+  const y = vertical === "top" ? `${margin}` : vertical === "bottom" ? `H-${h}-${margin}` : `(H-${h})/2`;
+  return [x, y];
+}
+
+/** Two-level escaping of a filter option value inside a filtergraph (ffmpeg-filters "Notes on filtergraph escaping"). */
+export function escapeFilterValue(value: string): string {
+  const level1 = value.replace(/[\\':]/g, "\\$&");
+  return level1.replace(/[\\'[\],;]/g, "\\$&");
+}
+
+const fixed = (n: number) => n.toFixed(4).replace(/\.?0+$/, "") || "0";
+
+async function fetchLogo(ctx: JobContext, url: string): Promise<{ path: string; demuxer: string }> {
+  const { source, sniffed } = await openInput(ctx, url, "params.watermark_url", LIMITS.maxLogoBytes, "logo");
+  if (sniffed === null || sniffed.kind !== "image") {
+    throw unsupported("watermark_url does not point to a PNG, JPEG or WebP image");
+  }
+  const size = imageSize(await source.read(0, LIMITS.sniffBytes));
+  if (size !== null && size.width * size.height > MAX_LOGO_PIXELS) {
+    throw new EngineError(
+      "REQUEST_BODY_TOO_LARGE",
+      "the watermark image exceeds the limit of 16.8 megapixels",
+    );
+  }
+  await source.complete();
+  return { path: source.path, demuxer: sniffed.demuxer };
+}
+
+async function run(
+  ctx: JobContext,
+  input: Input,
+  p: WatermarkParams,
+  logo: Promise<{ path: string; demuxer: string }> | null,
+) {
+  const { video, audio, duration } = input.info;
+  if (video === null) throw unsupported("the source has no video stream");
+  if (p.start !== undefined && duration !== null && p.start >= duration) {
+    throw invalid("params.start", `start (${p.start} s) is beyond the video's duration (${duration} s)`);
+  }
+  const enable =
+    p.start === undefined && p.end === undefined
+      ? ""
+      : `:enable='between(t,${sec(p.start ?? 0)},${sec(p.end ?? 1e9)})'`;
+  const inputs = input.args();
+  let graph: string;
+  if (p.mark.kind === "image") {
+    const mark = await logo!;
+    inputs.push("-f", mark.demuxer, "-protocol_whitelist", "file", "-i", `file:${mark.path}`);
+    const width = Math.max(1, Math.round(p.mark.scale * video.width));
+    const [x, y] = placement(p.position, p.margin, "w", "h");
+    graph =
+      `[1:v]scale=${width}:-1,format=rgba,colorchannelmixer=aa=${fixed(p.opacity)}[wm];` +
+      `[0:${video.index}][wm]overlay=x=${x}:y=${y}:format=auto${enable}`;
+  } else {
+    const textFile = path.join(ctx.dir, "text.txt");
+    await writeFile(textFile, p.mark.text, "utf8");
+    const size = p.mark.fontSize ?? Math.max(1, Math.round(video.height * 0.05));
+    const [x, y] = placement(p.position, p.margin, "tw", "th");
+    graph =
+      `[0:${video.index}]drawtext=fontfile=${escapeFilterValue(ctx.config.fontPath)}:textfile=${escapeFilterValue(textFile)}` +
+      `:expansion=none:fontsize=${size}:fontcolor=0x${p.mark.color}@${fixed(p.mark.alpha * p.opacity)}:x=${x}:y=${y}${enable}`;
+  }
+  const even = evenScale(video.width, video.height);
+  graph += `${even.length > 0 ? `,${even.join(",")}` : ""},format=yuv420p[v]`;
+  const out = outputPath(ctx, "mp4");
+  const audioArgs =
+    audio === null
+      ? []
+      : [
+          "-map",
+          `0:${audio.index}`,
+          ...(audio.codec === "aac" ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
+        ];
+  await runFfmpeg(
+    ctx.config.binaries.ffmpeg,
+    [
+      ...inputs,
+      ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
+      ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
+      ...CONTAINERS.mp4.options,
+      ...["-f", "mp4", out],
+    ],
+    { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
+  ).catch((err: unknown) => preferSourceError(input, err));
+  const { size } = await stat(out);
+  const info = await outputInfo(out, "mp4", ctx.config.binaries.ffprobe, ctx.signal);
+  return {
+    kind: "file" as const,
+    path: out,
+    contentType: CONTAINERS.mp4.contentType,
+    result: {
+      format: "mp4" as const,
+      size_bytes: size,
+      width: info.width ?? video.width,
+      height: info.height ?? video.height,
+      duration: roundSec(info.duration ?? duration ?? 0),
+    },
+  };
+}
+
+export function videoWatermark(raw: unknown): PreparedJob {
+  const params = parse(raw);
+  return {
+    probeArgs: [],
+    run: (ctx, input) => {
+      // Fetched only once the source has proved to be a video; a failure surfaces when the logo is awaited.
+      const logo = params.mark.kind === "image" ? fetchLogo(ctx, params.mark.url) : null;
+      logo?.catch(() => {});
+      return run(ctx, input, params, logo);
+    },
+  };
+}

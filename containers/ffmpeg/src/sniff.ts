@@ -1,0 +1,176 @@
+/**
+ * Media type from content (decisions.md §11): magic bytes decide, never the extension or Content-Type.
+ * The demuxer named here is forced on ffmpeg/ffprobe (`-f`), so a hostile file can never reach the
+ * playlist, concat or image-sequence demuxers that open other URLs.
+ */
+import type { MediaKind } from "./protocol.ts";
+
+export interface Sniffed {
+  kind: MediaKind | "av";
+  /** Short format name, also used in X-Engine-Media. */
+  format: string;
+  /** ffmpeg demuxer to force with -f. */
+  demuxer: string;
+}
+
+const ascii = (buf: Uint8Array, offset: number, length: number): string =>
+  String.fromCharCode(...buf.subarray(offset, offset + length));
+
+const MP4_FIRST_BOXES = new Set(["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp"]);
+
+/** MPEG audio frame header check (layer III / II, sane bitrate and sample-rate indexes). */
+function isMpegAudioFrame(buf: Uint8Array, i: number): boolean {
+  if (i + 4 > buf.length) return false;
+  const b1 = buf[i + 1]!;
+  const b2 = buf[i + 2]!;
+  if (buf[i] !== 0xff || (b1 & 0xe0) !== 0xe0) return false;
+  const version = (b1 >> 3) & 3;
+  const layer = (b1 >> 1) & 3;
+  const bitrate = b2 >> 4;
+  const rate = (b2 >> 2) & 3;
+  return version !== 1 && layer !== 0 && bitrate !== 0 && bitrate !== 15 && rate !== 3;
+}
+
+function isAdts(buf: Uint8Array): boolean {
+  return buf.length >= 7 && buf[0] === 0xff && (buf[1]! & 0xf6) === 0xf0 && ((buf[2]! >> 2) & 0xf) < 13;
+}
+
+function id3Length(buf: Uint8Array): number {
+  if (buf.length < 10 || ascii(buf, 0, 3) !== "ID3") return 0;
+  const size =
+    ((buf[6]! & 0x7f) << 21) | ((buf[7]! & 0x7f) << 14) | ((buf[8]! & 0x7f) << 7) | (buf[9]! & 0x7f);
+  return 10 + size + ((buf[5]! & 0x10) !== 0 ? 10 : 0);
+}
+
+/** Identifies the media in the first bytes of a file, or returns null when it is nothing we accept. */
+export function sniff(buf: Uint8Array): Sniffed | null {
+  if (buf.length < 4) return null;
+  // Images
+  if (
+    buf.length >= 8 &&
+    buf[0] === 0x89 &&
+    ascii(buf, 1, 3) === "PNG" &&
+    buf[4] === 0x0d &&
+    buf[5] === 0x0a
+  ) {
+    return { kind: "image", format: "png", demuxer: "png_pipe" };
+  }
+  if (buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) {
+    return { kind: "image", format: "jpeg", demuxer: "jpeg_pipe" };
+  }
+  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WEBP") {
+    return { kind: "image", format: "webp", demuxer: "webp_pipe" };
+  }
+  // Containers that may hold video and/or audio
+  if (buf.length >= 8 && MP4_FIRST_BOXES.has(ascii(buf, 4, 4))) {
+    const brand = ascii(buf, 4, 4) === "ftyp" && buf.length >= 12 ? ascii(buf, 8, 4) : "";
+    const audioBrand = brand === "M4A " || brand === "M4B ";
+    return {
+      kind: audioBrand ? "audio" : "av",
+      format: audioBrand ? "m4a" : brand === "qt  " ? "mov" : "mp4",
+      demuxer: "mov",
+    };
+  }
+  if (buf[0] === 0x1a && buf[1] === 0x45 && buf[2] === 0xdf && buf[3] === 0xa3) {
+    const head = ascii(buf, 0, Math.min(buf.length, 64));
+    return { kind: "av", format: head.includes("webm") ? "webm" : "mkv", demuxer: "matroska" };
+  }
+  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "AVI ") {
+    return { kind: "av", format: "avi", demuxer: "avi" };
+  }
+  if (ascii(buf, 0, 3) === "FLV" && buf[3] === 1) return { kind: "av", format: "flv", demuxer: "flv" };
+  if (buf.length >= 377 && buf[0] === 0x47 && buf[188] === 0x47 && buf[376] === 0x47) {
+    return { kind: "av", format: "mpegts", demuxer: "mpegts" };
+  }
+  // Audio
+  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WAVE") {
+    return { kind: "audio", format: "wav", demuxer: "wav" };
+  }
+  if (ascii(buf, 0, 4) === "fLaC") return { kind: "audio", format: "flac", demuxer: "flac" };
+  if (ascii(buf, 0, 4) === "OggS") return { kind: "av", format: "ogg", demuxer: "ogg" };
+  const id3 = id3Length(buf);
+  if (id3 > 0) {
+    // ID3v2 may precede MP3, AAC (ADTS) or FLAC; if the tag is longer than what we sniffed, trust MP3.
+    if (id3 >= buf.length) return { kind: "audio", format: "mp3", demuxer: "mp3" };
+    const rest = buf.subarray(id3);
+    if (ascii(rest, 0, 4) === "fLaC") return { kind: "audio", format: "flac", demuxer: "flac" };
+    if (isAdts(rest) && !isMpegAudioFrame(rest, 0)) return { kind: "audio", format: "aac", demuxer: "aac" };
+    return { kind: "audio", format: "mp3", demuxer: "mp3" };
+  }
+  if (isAdts(buf)) return { kind: "audio", format: "aac", demuxer: "aac" };
+  if (isMpegAudioFrame(buf, 0)) return { kind: "audio", format: "mp3", demuxer: "mp3" };
+  return null;
+}
+
+/** Width and height of a PNG, JPEG or WebP from its header, or null when not found in `buf`. */
+export function imageSize(buf: Uint8Array): { width: number; height: number } | null {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf.length >= 24 && buf[0] === 0x89 && ascii(buf, 12, 4) === "IHDR") {
+    return { width: view.getUint32(16), height: view.getUint32(20) };
+  }
+  if (buf.length >= 30 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WEBP") {
+    const chunk = ascii(buf, 12, 4);
+    if (chunk === "VP8X") {
+      const w = 1 + (buf[24]! | (buf[25]! << 8) | (buf[26]! << 16));
+      const h = 1 + (buf[27]! | (buf[28]! << 8) | (buf[29]! << 16));
+      return { width: w, height: h };
+    }
+    if (chunk === "VP8 ") {
+      return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+    }
+    if (chunk === "VP8L") {
+      const bits = view.getUint32(21, true);
+      return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
+    }
+    return null;
+  }
+  if (buf.length >= 4 && buf[0] === 0xff && buf[1] === 0xd8) {
+    let i = 2;
+    while (i + 9 < buf.length) {
+      if (buf[i] !== 0xff) return null;
+      const marker = buf[i + 1]!;
+      if (marker === 0xff) {
+        i++;
+        continue;
+      }
+      const length = view.getUint16(i + 2);
+      // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        return { width: view.getUint16(i + 7), height: view.getUint16(i + 5) };
+      }
+      i += 2 + length;
+    }
+  }
+  return null;
+}
+
+/**
+ * Walks the top-level boxes of an MP4/MOV file and reports a box that claims to end after the end of the
+ * file: the file was cut short. `read` returns the bytes at an offset (fewer at end of file); the walk stops
+ * at `scanLimit` so a non-faststart file is not read to its end just for this check.
+ */
+export async function mp4Truncation(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+  totalBytes: number,
+  scanLimit: number,
+): Promise<string | null> {
+  let offset = 0;
+  for (let boxes = 0; boxes < 64 && offset + 8 <= totalBytes && offset < scanLimit; boxes++) {
+    const head = await read(offset, 16);
+    if (head.length < 8) return "the file ends inside a box header";
+    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    let size = view.getUint32(0);
+    if (size === 1) {
+      if (head.length < 16) return "the file ends inside a box header";
+      size = Number(view.getBigUint64(8));
+    } else if (size === 0) {
+      return null; // box runs to the end of the file
+    }
+    if (size < 8) return "a box has an invalid size";
+    if (offset + size > totalBytes) {
+      return `the ${ascii(head, 4, 4).replace(/[^\x20-\x7e]/g, "?")} box is cut short`;
+    }
+    offset += size;
+  }
+  return null;
+}

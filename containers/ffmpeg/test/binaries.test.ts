@@ -1,0 +1,162 @@
+/**
+ * Binary resolution, and every operation once more with the npm-shipped builds (@ffmpeg-installer's
+ * 2018 ffmpeg, @ffprobe-installer's 2023 ffprobe), run as a real engine process started like `npm run dev`
+ * starts it.
+ */
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { npmBinary, resolveBinaries } from "../src/config.ts";
+import { type RunningEngine, startEngine } from "../src/launch.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import { AUTH, ffprobe, filesUnder, fixtureUrl, jobId, media, SECRET, saveBody } from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
+
+describe("resolveBinaries", () => {
+  test("FFMPEG_PATH/FFPROBE_PATH win, then PATH, then the npm packages", () => {
+    expect(
+      resolveBinaries({ FFMPEG_PATH: "/opt/ff", FFPROBE_PATH: "/opt/fp", PATH: "/usr/bin" }),
+    ).toMatchObject({
+      ffmpeg: "/opt/ff",
+      ffprobe: "/opt/fp",
+      source: { ffmpeg: "env", ffprobe: "env" },
+    });
+    expect(resolveBinaries({ PATH: "/usr/bin" })).toMatchObject({
+      ffmpeg: "/usr/bin/ffmpeg",
+      source: { ffmpeg: "path" },
+    });
+    const bare = resolveBinaries({ PATH: "/nonexistent" });
+    expect(bare.source).toEqual({ ffmpeg: "npm", ffprobe: "npm" });
+    expect(bare.ffmpeg).toBe(npmBinary("ffmpeg"));
+  });
+});
+
+const npmFfmpeg = npmBinary("ffmpeg");
+const npmFfprobe = npmBinary("ffprobe");
+
+describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped ffmpeg/ffprobe", () => {
+  let engine: RunningEngine;
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), "p6-engine-npm-"));
+    engine = await startEngine({
+      ENGINE_SECRET: SECRET,
+      ALLOW_PRIVATE_SOURCES: "true",
+      FFMPEG_PATH: npmFfmpeg!,
+      FFPROBE_PATH: npmFfprobe!,
+      ENGINE_TMPDIR: tmp,
+      PATH: "/nonexistent",
+    });
+  });
+  afterAll(async () => {
+    await engine?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  const job = (type: string, source: string, params: Record<string, unknown> = {}) =>
+    fetch(`${engine.url}/v1/jobs/${type}`, {
+      method: "POST",
+      headers: AUTH,
+      body: JSON.stringify({ job_id: jobId(), source_url: media(source), params }),
+    });
+
+  test("the engine runs the 2018 build", async () => {
+    expect(engine.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = (await (await fetch(`${engine.url}/v1/health`, { headers: AUTH })).json()) as {
+      ffmpeg: string;
+    };
+    expect(health.ffmpeg).toMatch(/N-47683/);
+  });
+
+  test("video.probe", async () => {
+    expect(await (await job("video.probe", FIXTURES.alpha)).json()).toEqual({
+      codec: "vp9",
+      durationSec: 2,
+      fps: "25/1",
+      hasAlpha: true,
+      width: 320,
+      height: 240,
+    });
+    expect(await (await job("video.probe", FIXTURES.ntsc)).json()).toMatchObject({ fps: "30000/1001" });
+  });
+
+  test.each<[string, string, Record<string, unknown>, string, Record<string, unknown>]>([
+    ["video.extract-cover", FIXTURES.av, { width: 320, format: "webp" }, "webp", { width: 320, height: 180 }],
+    ["video.extract-cover", FIXTURES.alpha, { format: "png" }, "png", { width: 320, height: 240 }],
+    ["video.trim", FIXTURES.av, { start: 1.5, end: 3 }, "mp4", { start: 1.5, end: 3 }],
+    ["video.trim", FIXTURES.av, { start: 2.5, end: 4, mode: "fast" }, "mp4", { start: 2 }],
+    ["audio.trim", FIXTURES.mp3, { start: 1, end: 3 }, "mp3", { start: 1 }],
+    ["video.extract-audio", FIXTURES.av, { format: "opus", bitrate: "96k" }, "opus", {}],
+    ["video.extract-audio", FIXTURES.av, {}, "mp3", {}],
+    [
+      "video.watermark",
+      FIXTURES.av,
+      { text: "npm build", position: "top" },
+      "mp4",
+      { width: 640, height: 360 },
+    ],
+    [
+      "video.watermark",
+      FIXTURES.av,
+      { watermark_url: media(FIXTURES.logo), position: "center" },
+      "mp4",
+      { width: 640 },
+    ],
+  ])("%s %s %o", async (type, source, params, format, expected) => {
+    const res = await job(type, source, params);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const result = JSON.parse(res.headers.get("x-engine-result")!) as EngineResult;
+    expect(result).toMatchObject({ format, ...expected });
+    const probe = await ffprobe(await saveBody(res, `npm.${format}`));
+    expect(probe.streams.length).toBeGreaterThan(0);
+    if (type === "video.trim" && params.mode === undefined) {
+      // Accurate trim: within one frame (the 2018 build keeps one more AAC frame of audio).
+      const video = probe.streams.find((s) => s.codec_type === "video")!;
+      expect(Math.abs(Number(video.duration) - 1.5)).toBeLessThanOrEqual(1 / 30 + 1e-3);
+      expect(Math.abs((result.duration ?? 0) - 1.5)).toBeLessThanOrEqual(1 / 30 + 1e-3);
+    }
+    if (result.duration !== undefined && probe.format.duration !== undefined) {
+      expect(Math.abs(Number(probe.format.duration) - result.duration)).toBeLessThan(0.1);
+    }
+  });
+
+  test("nothing is left in the engine's temp directory", async () => {
+    expect(await filesUnder(tmp)).toEqual([]);
+  });
+
+  test("SIGTERM kills running jobs and removes their files before the engine exits", async () => {
+    const id = jobId();
+    const running = fetch(`${engine.url}/v1/jobs/video.watermark`, {
+      method: "POST",
+      headers: AUTH,
+      body: JSON.stringify({
+        job_id: id,
+        source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=300`),
+        params: { text: "x" },
+      }),
+    }).catch(() => null);
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${engine.url}/v1/jobs/${id}`, { headers: AUTH });
+      if (res.ok && ((await res.json()) as { progress: number }).progress > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await filesUnder(tmp)).length).toBeGreaterThan(0);
+    await engine.stop();
+    await running;
+    expect(engine.child.exitCode).toBe(0);
+    expect(await filesUnder(tmp)).toEqual([]);
+    expect(await processesMentioning(tmp)).toEqual([]);
+  });
+});
+
+/** Processes whose command line mentions `text` (an orphaned ffmpeg would still name its job directory). */
+async function processesMentioning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes(text) && Number(entry) !== process.pid) found.push(Number(entry));
+  }
+  return found;
+}

@@ -1,0 +1,208 @@
+/**
+ * Job lifecycle: progress, abort by DELETE, client disconnect and timeout each leave no ffmpeg process and
+ * no temp file; a saturated engine answers SERVICE_UNAVAILABLE; sources still downloading are read
+ * through the relay.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { liveProcesses } from "../src/pipeline/ffmpeg.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import {
+  AUTH,
+  errorOf,
+  ffmpegChildren,
+  ffprobe,
+  filesUnder,
+  fixtureUrl,
+  jobId,
+  media,
+  saveBody,
+  startTestEngine,
+  type TestEngine,
+} from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
+
+let engine: TestEngine;
+beforeAll(async () => {
+  engine = await startTestEngine({ slots: 1, queue: 1 });
+});
+afterAll(() => engine.close());
+
+const status = async (id: string) => {
+  const res = await fetch(`${engine.url}/v1/jobs/${id}`, { headers: AUTH });
+  return res.status === 404 ? null : ((await res.json()) as { state: string; progress: number });
+};
+
+/**
+ * Starts a watermark of the 20 s video, read from a throttled source so that it lasts several seconds,
+ * and waits until ffmpeg reports progress.
+ */
+async function startLongJob(init: RequestInit = {}) {
+  const id = jobId();
+  const response = fetch(`${engine.url}/v1/jobs/video.watermark`, {
+    method: "POST",
+    headers: AUTH,
+    body: JSON.stringify({
+      job_id: id,
+      source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=400`),
+      params: { text: "slow" },
+    }),
+    ...init,
+  }).catch((err: unknown) => err as Error);
+  const seen: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const s = await status(id);
+    if (s !== null && s.state === "running" && s.progress > 0) {
+      seen.push(s.progress);
+      if (seen.length >= 2) break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { id, response, seen };
+}
+
+/** Waits until the engine has no live job, then asserts nothing is left behind. */
+async function expectClean() {
+  for (let i = 0; i < 100 && engine.engine.jobs.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(engine.engine.jobs.size).toBe(0);
+  expect(liveProcesses.size).toBe(0);
+  expect(await ffmpegChildren()).toEqual([]);
+  expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
+  expect(engine.engine.pool.stats()).toEqual({ total: 1, busy: 0, queued: 0 });
+}
+
+describe("progress", () => {
+  test("a running job reports increasing progress in 0..1, then disappears", async () => {
+    const { id, response, seen } = await startLongJob();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen[1]!).toBeGreaterThanOrEqual(seen[0]!);
+    for (const p of seen) {
+      expect(p).toBeGreaterThan(0);
+      expect(p).toBeLessThanOrEqual(1);
+    }
+    const res = (await response) as Response;
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(await status(id)).toBeNull();
+    await expectClean();
+  });
+});
+
+describe("abort", () => {
+  test("DELETE kills ffmpeg and removes the temp files", async () => {
+    const { id, response } = await startLongJob();
+    expect(liveProcesses.size).toBe(1);
+    const del = await fetch(`${engine.url}/v1/jobs/${id}`, { method: "DELETE", headers: AUTH });
+    expect(del.status).toBe(204);
+    const res = (await response) as Response;
+    expect(res.status).toBe(500);
+    await expectClean();
+    expect((await fetch(`${engine.url}/v1/jobs/${id}`, { method: "DELETE", headers: AUTH })).status).toBe(
+      404,
+    );
+  });
+
+  test("a client that disconnects aborts its job", async () => {
+    const controller = new AbortController();
+    const { response } = await startLongJob({ signal: controller.signal });
+    expect(liveProcesses.size).toBe(1);
+    controller.abort();
+    await response;
+    await expectClean();
+  });
+
+  test("a job over its time budget is killed and answered 504", async () => {
+    const res = await engine.job("video.watermark", {
+      source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=400`),
+      params: { text: "slow" },
+      timeout_ms: 1200,
+    });
+    expect(await errorOf(res)).toMatchObject({ status: 504, code: "PROCESSING_TIMEOUT" });
+    await expectClean();
+  });
+});
+
+describe("saturation", () => {
+  test("one slot, one queue place: the third job is refused at once with 503", async () => {
+    const first = await startLongJob();
+    const secondId = jobId();
+    const second = fetch(`${engine.url}/v1/jobs/video.probe`, {
+      method: "POST",
+      headers: AUTH,
+      body: JSON.stringify({ job_id: secondId, source_url: media(FIXTURES.av) }),
+    });
+    for (let i = 0; i < 50 && (await status(secondId)) === null; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await status(secondId)).toEqual({ state: "queued", progress: 0 });
+    expect(engine.engine.pool.stats()).toEqual({ total: 1, busy: 1, queued: 1 });
+    const started = performance.now();
+    const third = await engine.job("video.probe", { source_url: media(FIXTURES.av) });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(await errorOf(third)).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
+    // The queued job runs once the slot frees.
+    await fetch(`${engine.url}/v1/jobs/${first.id}`, { method: "DELETE", headers: AUTH });
+    await first.response;
+    expect((await second).status).toBe(200);
+    await expectClean();
+  });
+
+  test("a job id already running is refused", async () => {
+    const first = await startLongJob();
+    const dup = await fetch(`${engine.url}/v1/jobs/video.probe`, {
+      method: "POST",
+      headers: AUTH,
+      body: JSON.stringify({ job_id: first.id, source_url: media(FIXTURES.av) }),
+    });
+    expect(await errorOf(dup)).toMatchObject({ status: 400, field: "job_id" });
+    await fetch(`${engine.url}/v1/jobs/${first.id}`, { method: "DELETE", headers: AUTH });
+    await first.response;
+    await expectClean();
+  });
+});
+
+describe("sources still downloading (relay) and without length", () => {
+  test.each([
+    ["a throttled source", `/slow/${FIXTURES.avTail}?kbps=600`],
+    ["a source without Content-Length", `/chunked/${FIXTURES.av}`],
+    ["a faststart source, throttled", `/slow/${FIXTURES.av}?kbps=300`],
+  ])("%s gives the same results", async (_, route) => {
+    const res = await engine.job("video.trim", {
+      source_url: fixtureUrl(route),
+      params: { start: 1, end: 2.5 },
+    });
+    expect(res.status).toBe(200);
+    const result = JSON.parse(res.headers.get("x-engine-result")!) as EngineResult;
+    expect(result).toMatchObject({ format: "mp4", width: 640, height: 360, start: 1, end: 2.5 });
+    const probe = await ffprobe(await saveBody(res, "relay.mp4"));
+    expect(Math.abs(Number(probe.streams[0]?.duration) - 1.5)).toBeLessThan(0.04);
+    await expectClean();
+  });
+
+  test("a download held back behind a slow encode never trips the read timeout", async () => {
+    const paced = await startTestEngine(
+      { readTimeoutMs: 400 },
+      { fetchPolicy: { downloadAheadBytes: 128 * 1024 } },
+    );
+    try {
+      const res = await paced.job("video.watermark", {
+        source_url: media(FIXTURES.long),
+        params: { text: "paced" },
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      const result = JSON.parse(res.headers.get("x-engine-result")!) as EngineResult;
+      expect(result.duration).toBeCloseTo(20, 0);
+      await res.arrayBuffer();
+    } finally {
+      await paced.close();
+    }
+  });
+
+  test("a probe of a faststart MP4 does not wait for the whole download", async () => {
+    // At 60 KiB/s the 2 MB file would take over 30 s; its header arrives in well under a second.
+    const started = performance.now();
+    const res = await engine.job("video.probe", { source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=60`) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ codec: "h264", width: 320, height: 180 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    await expectClean();
+  });
+});

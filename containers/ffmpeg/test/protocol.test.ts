@@ -1,0 +1,104 @@
+/**
+ * The Worker-side client (src/engine) against a real engine: the protocol types agree, and the client
+ * reads results, errors, progress and aborts as the Worker will.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  HttpMediaEngine,
+  readEngineError,
+  readEngineResult,
+  readEngineTiming,
+  readFetchedMedia,
+} from "../../../src/engine/http-engine.ts";
+import { ENGINE_ERROR_STATUS, ENGINE_JOB_TYPES, ENGINE_PROTOCOL_VERSION } from "../../../src/engine/types.ts";
+import { ERROR_STATUS, JOB_TYPES, PROTOCOL_VERSION } from "../src/protocol.ts";
+import { fixtureUrl, jobId, media, SECRET, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
+
+let engine: TestEngine;
+let client: HttpMediaEngine;
+beforeAll(async () => {
+  engine = await startTestEngine();
+  client = new HttpMediaEngine({ baseUrl: engine.url, secret: SECRET, fetcher: (req) => fetch(req) });
+});
+afterAll(() => engine.close());
+
+describe("the two copies of the protocol", () => {
+  test("agree on version, job types and error codes", () => {
+    expect(ENGINE_PROTOCOL_VERSION).toBe(PROTOCOL_VERSION);
+    expect([...ENGINE_JOB_TYPES]).toEqual([...JOB_TYPES]);
+    expect(ENGINE_ERROR_STATUS).toEqual(ERROR_STATUS);
+  });
+});
+
+describe("HttpMediaEngine", () => {
+  test("run: a file answer with its result and timing", async () => {
+    const res = await client.run("video.extract-cover", {
+      job_id: jobId(),
+      source_url: media(FIXTURES.av),
+      params: { width: 160 },
+    });
+    expect(res.status).toBe(200);
+    expect(readEngineResult(res)).toMatchObject({ format: "jpeg", width: 160, height: 90 });
+    expect(readEngineTiming(res)).toEqual({ fetch: expect.any(Number), process: expect.any(Number) });
+    expect((await res.arrayBuffer()).byteLength).toBe(readEngineResult(res).size_bytes);
+  });
+
+  test("run: an error answer reads as a public error", async () => {
+    const res = await client.run("video.trim", {
+      job_id: jobId(),
+      source_url: media(FIXTURES.av),
+      params: { start: 1 },
+    });
+    expect(await readEngineError(res)).toEqual({
+      status: 400,
+      code: "VALIDATION_INVALID_ARGUMENT",
+      message: "end or duration is required",
+      field: "params.end",
+    });
+  });
+
+  test("fetchSource", async () => {
+    const res = await client.fetchSource({ source_url: media(FIXTURES.logo) });
+    expect(readFetchedMedia(res)).toEqual({ kind: "image", format: "png", width: 160, height: 80 });
+    await res.arrayBuffer();
+  });
+
+  test("progress and abort of a live job", async () => {
+    const id = jobId();
+    const running = client.run("video.watermark", {
+      job_id: id,
+      source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=300`),
+      params: { text: "x" },
+    });
+    let progress: number | null = null;
+    for (let i = 0; i < 100 && !(progress !== null && progress > 0); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      progress = await client.progress(id);
+    }
+    expect(progress).toBeGreaterThan(0);
+    await client.abort(id);
+    expect((await running).status).toBe(500);
+    expect(await client.progress(id)).toBeNull();
+    await client.abort(id); // already gone: quiet
+  });
+
+  test("an unreachable engine answers 503, a wrong secret reads as INTERNAL", async () => {
+    const down = new HttpMediaEngine({
+      baseUrl: "http://127.0.0.1:1",
+      secret: SECRET,
+      fetcher: (req) => fetch(req),
+    });
+    const res = await down.run("video.probe", { job_id: jobId(), source_url: media(FIXTURES.av) });
+    expect(await readEngineError(res)).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
+    const wrong = new HttpMediaEngine({ baseUrl: engine.url, secret: "nope", fetcher: (req) => fetch(req) });
+    expect(
+      await readEngineError(
+        await wrong.run("video.probe", { job_id: jobId(), source_url: media(FIXTURES.av) }),
+      ),
+    ).toMatchObject({
+      status: 500,
+      code: "INTERNAL",
+    });
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Generates the test media once per machine (cached by the hash of media.ts) and serves it from a
+ * 127.0.0.1 fixture server for the whole run.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TestProject } from "vitest/node";
+import { resolveBinaries } from "../../src/config.ts";
+import { startFixtureServer } from "./fixture-server.ts";
+import { generateFixtures } from "./media.ts";
+
+export default async function setup(project: TestProject) {
+  const recipe = readFileSync(fileURLToPath(new URL("./media.ts", import.meta.url)));
+  const hash = createHash("sha256").update(recipe).digest("hex").slice(0, 12);
+  const dir = path.join(os.tmpdir(), `p6-engine-fixtures-${hash}`);
+  mkdirSync(dir, { recursive: true });
+  const { ffmpeg } = resolveBinaries(process.env);
+  await generateFixtures(ffmpeg, dir);
+  const server = await startFixtureServer(dir);
+  project.provide("fixtureDir", dir);
+  project.provide("fixturePort", server.port);
+  return () => server.close();
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    fixtureDir: string;
+    fixturePort: number;
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * Test media generated with ffmpeg (never checked in): every fixture the engine suite and the bench need.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+
+export const FIXTURES = {
+  /** H.264/AAC MP4, 640x360, 30 fps, 6 s, a keyframe every second, faststart. */
+  av: "av.mp4",
+  /** The same content without faststart (index at the end). */
+  avTail: "av-tail.mp4",
+  /** 29.97 fps (30000/1001) H.264, 2 s. */
+  ntsc: "ntsc.mp4",
+  /** VP9 with alpha (yuva420p) in WebM, 320x240, 2 s. */
+  alpha: "alpha.webm",
+  mp3: "audio.mp3",
+  wav: "audio.wav",
+  /** H.264 without audio, 3 s. */
+  noAudio: "noaudio.mp4",
+  /** 1.5 s video (cover default is the middle). */
+  short: "short.mp4",
+  /** 20 s, 320x180: long enough to be aborted mid-run. */
+  long: "long.mp4",
+  /** av-tail.mp4 cut at 60 %: the index is missing. */
+  truncated: "truncated.mp4",
+  /** av.mp4 cut at 60 %: the index is there, the data is not. */
+  truncatedFaststart: "truncated-faststart.mp4",
+  /** A text file named .mp4. */
+  textAsMp4: "text.mp4",
+  /** 160x80 PNG logo with alpha: opaque red left half, transparent right half. */
+  logo: "logo.png",
+  jpeg: "photo.jpg",
+  webp: "photo.webp",
+} as const;
+
+async function ff(ffmpeg: string, args: string[]): Promise<void> {
+  await exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+}
+
+const AV_SOURCE = (seconds: number, size: string, rate = "30") => [
+  "-f",
+  "lavfi",
+  "-i",
+  `testsrc2=size=${size}:rate=${rate}:duration=${seconds}`,
+  "-f",
+  "lavfi",
+  "-i",
+  `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+];
+const H264 = [
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-pix_fmt",
+  "yuv420p",
+  "-g",
+  "30",
+  "-keyint_min",
+  "30",
+  "-sc_threshold",
+  "0",
+];
+
+async function cut(from: string, to: string, fraction: number): Promise<void> {
+  const bytes = await readFile(from);
+  await writeFile(to, bytes.subarray(0, Math.floor(bytes.length * fraction)));
+}
+
+/** Generates every fixture into `dir` (skipping those already there). */
+export async function generateFixtures(ffmpeg: string, dir: string): Promise<void> {
+  const out = (name: string) => path.join(dir, name);
+  const jobs: [string, () => Promise<void>][] = [
+    [
+      FIXTURES.av,
+      () =>
+        ff(ffmpeg, [
+          ...AV_SOURCE(6, "640x360"),
+          ...H264,
+          "-c:a",
+          "aac",
+          "-b:a",
+          "128k",
+          "-shortest",
+          "-movflags",
+          "+faststart",
+          out(FIXTURES.av),
+        ]),
+    ],
+    [
+      FIXTURES.avTail,
+      () =>
+        ff(ffmpeg, [
+          ...AV_SOURCE(6, "640x360"),
+          ...H264,
+          "-c:a",
+          "aac",
+          "-b:a",
+          "128k",
+          "-shortest",
+          out(FIXTURES.avTail),
+        ]),
+    ],
+    [
+      FIXTURES.ntsc,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=320x180:rate=30000/1001:duration=2",
+          ...H264,
+          out(FIXTURES.ntsc),
+        ]),
+    ],
+    [
+      FIXTURES.alpha,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=320x240:rate=25:duration=2,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(X,160),255,64)'",
+          ...[
+            "-c:v",
+            "libvpx-vp9",
+            "-pix_fmt",
+            "yuva420p",
+            "-deadline",
+            "realtime",
+            "-cpu-used",
+            "8",
+            "-b:v",
+            "400k",
+            "-auto-alt-ref",
+            "0",
+          ],
+          out(FIXTURES.alpha),
+        ]),
+    ],
+    [
+      FIXTURES.mp3,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "sine=frequency=440:sample_rate=44100:duration=5",
+          "-c:a",
+          "libmp3lame",
+          "-b:a",
+          "128k",
+          out(FIXTURES.mp3),
+        ]),
+    ],
+    [
+      FIXTURES.wav,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "sine=frequency=330:sample_rate=48000:duration=5",
+          "-ac",
+          "2",
+          "-c:a",
+          "pcm_s16le",
+          out(FIXTURES.wav),
+        ]),
+    ],
+    [
+      FIXTURES.noAudio,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=640x360:rate=30:duration=3",
+          ...H264,
+          "-movflags",
+          "+faststart",
+          out(FIXTURES.noAudio),
+        ]),
+    ],
+    [
+      FIXTURES.short,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=320x180:rate=30:duration=1.5",
+          ...H264,
+          out(FIXTURES.short),
+        ]),
+    ],
+    [
+      FIXTURES.long,
+      () =>
+        ff(ffmpeg, [
+          ...AV_SOURCE(20, "320x180"),
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-pix_fmt",
+          "yuv420p",
+          "-c:a",
+          "aac",
+          "-shortest",
+          "-movflags",
+          "+faststart",
+          out(FIXTURES.long),
+        ]),
+    ],
+    [
+      FIXTURES.logo,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "color=c=red:size=160x80,format=rgba,geq=r='255':g='0':b='0':a='if(lt(X,80),255,0)'",
+          "-frames:v",
+          "1",
+          out(FIXTURES.logo),
+        ]),
+    ],
+    [
+      FIXTURES.jpeg,
+      () => ff(ffmpeg, ["-f", "lavfi", "-i", "testsrc2=size=300x200", "-frames:v", "1", out(FIXTURES.jpeg)]),
+    ],
+    [
+      FIXTURES.webp,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=300x200",
+          "-frames:v",
+          "1",
+          "-c:v",
+          "libwebp",
+          out(FIXTURES.webp),
+        ]),
+    ],
+    [
+      FIXTURES.textAsMp4,
+      () => writeFile(out(FIXTURES.textAsMp4), "This is not a video, whatever its name says.\n".repeat(40)),
+    ],
+  ];
+  const pending = jobs.filter(([name]) => !existsSync(out(name)));
+  // Two at a time: the machine has two cores.
+  for (let i = 0; i < pending.length; i += 2)
+    await Promise.all(pending.slice(i, i + 2).map(([, job]) => job()));
+  if (!existsSync(out(FIXTURES.truncated))) await cut(out(FIXTURES.avTail), out(FIXTURES.truncated), 0.6);
+  if (!existsSync(out(FIXTURES.truncatedFaststart))) {
+    await cut(out(FIXTURES.av), out(FIXTURES.truncatedFaststart), 0.6);
+  }
+}

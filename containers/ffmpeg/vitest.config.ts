@@ -1,0 +1,19 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  test: {
+    name: "media-engine",
+    root: here("."),
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    globalSetup: [here("./test/support/global-setup.ts")],
+    setupFiles: [here("./test/support/setup.ts")],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: two files at a time, each running real ffmpeg.
+    maxWorkers: 2,
+  },
+});
