@@ -7,6 +7,9 @@ type Target = "json" | "query" | "param" | "header" | "form" | "cookie";
 function fieldName(target: Target, path: PropertyKey[]) {
   const name = path.map(String).join(".");
   if (target === "json" || target === "query" || target === "param") return name || "body";
+  // Header names as HTTP writes them: idempotency-key → Idempotency-Key.
+  if (target === "header")
+    return name.replace(/(^|-)(\w)/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase());
   return name ? `${target}.${name}` : target;
 }
 

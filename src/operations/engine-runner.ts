@@ -1,0 +1,92 @@
+import { type EngineJobType, readEngineError, readEngineResult, readEngineTiming } from "../engine";
+import { ApiError } from "../errors/api-error";
+import type { ErrorCode } from "../errors/codes";
+import type { OutputKind, Produced, RunContext } from "./types";
+
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: "video/mp4",
+  webm: "video/webm",
+  mkv: "video/x-matroska",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  mp3: "audio/mpeg",
+  m4a: "audio/mp4",
+  wav: "audio/wav",
+  flac: "audio/flac",
+  opus: "audio/ogg",
+  ogg: "audio/ogg",
+  mka: "audio/x-matroska",
+};
+
+const EXTENSIONS: Record<string, string> = { jpeg: "jpg" };
+
+export function contentTypeOf(format: string) {
+  return CONTENT_TYPES[format] ?? "application/octet-stream";
+}
+
+/** The engine's typed failure as the public error; configuration faults between us and the engine are ours. */
+export async function engineFailure(response: Response): Promise<ApiError> {
+  const error = await readEngineError(response);
+  if (error.code === "VALIDATION_INVALID_ARGUMENT" && error.field) {
+    return ApiError.invalid(error.field, error.message);
+  }
+  if (error.code === "AUTH_UNAUTHORIZED" || error.code === "RESOURCE_NOT_FOUND") {
+    return new ApiError("INTERNAL", undefined, {
+      cause: new Error(`engine answered ${error.code}: ${error.message}`),
+    });
+  }
+  return new ApiError(error.code as ErrorCode, error.message);
+}
+
+/** Calls the engine, turning a refused connection into 503 and an abort into the caller's timeout. */
+export async function callEngine(ctx: RunContext, call: () => Promise<Response>): Promise<Response> {
+  try {
+    return await call();
+  } catch (cause) {
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? cause;
+    throw new ApiError("SERVICE_UNAVAILABLE", "The media engine is unavailable; retry later.", { cause });
+  }
+}
+
+/** Runs an operation on the media engine; the produced file is streamed through, never buffered. */
+export async function runOnEngine(
+  ctx: RunContext,
+  type: EngineJobType,
+  outputKind: OutputKind,
+  sourceUrl: string,
+  params: object,
+): Promise<Produced> {
+  const response = await callEngine(ctx, () =>
+    ctx.engine.run(
+      type,
+      {
+        job_id: ctx.jobId,
+        source_url: sourceUrl,
+        params: params as Record<string, unknown>,
+        max_source_bytes: ctx.maxSourceBytes,
+        timeout_ms: ctx.timeoutMs,
+      },
+      ctx.signal,
+    ),
+  );
+  if (!response.ok) throw await engineFailure(response);
+  const timing = readEngineTiming(response);
+  if (timing) {
+    ctx.timing.add("fetch", timing.fetch);
+    ctx.timing.add("process", timing.process);
+  }
+  if (outputKind === "json")
+    return { kind: "data", data: (await response.json()) as Record<string, unknown> };
+  const meta = readEngineResult(response);
+  const operation = type.split(".")[1];
+  return {
+    kind: "file",
+    outputKind,
+    name: `${operation}.${EXTENSIONS[meta.format] ?? meta.format}`,
+    contentType: contentTypeOf(meta.format),
+    body: response.body ?? new Uint8Array(),
+    sizeBytes: meta.size_bytes,
+    meta: { ...meta },
+  };
+}

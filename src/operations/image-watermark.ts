@@ -1,0 +1,99 @@
+import { z } from "@hono/zod-openapi";
+import { readFetchedMedia } from "../engine";
+import { ApiError } from "../errors/api-error";
+import {
+  ImageInputError,
+  ImageWatermarkParamsSchema,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGE_PIXELS,
+  readImageHeader,
+  watermarkImage,
+} from "../images";
+import { Semaphore } from "../util/semaphore";
+import { callEngine, engineFailure } from "./engine-runner";
+import { dimensionsShape, fileResultShape } from "./schemas";
+import { defineOperation, type RunContext } from "./types";
+
+/**
+ * Images up to this many pixels are watermarked inside the Worker (measured peak ≈ 62 MB at 1920×1080, see
+ * docs/performance.md); one at a time per isolate, so concurrent requests cannot add up past the Worker's
+ * 128 MB. Larger images (up to the 16.8 MP limit) would not fit and are refused until the engine takes them.
+ */
+export const IN_WORKER_MAX_PIXELS = 2_200_000;
+const inWorker = new Semaphore(1);
+
+/** Fetches an image through the engine's SSRF-guarded fetcher; the bytes are sniffed there and checked here. */
+async function fetchImage(ctx: RunContext, url: string, field: string) {
+  const response = await callEngine(ctx, () =>
+    ctx.engine.fetchSource(
+      { source_url: url, max_source_bytes: MAX_IMAGE_BYTES, accept: ["image"], timeout_ms: ctx.timeoutMs },
+      ctx.signal,
+    ),
+  );
+  if (!response.ok) {
+    const error = await engineFailure(response);
+    // The engine names its own request field; for a logo the client's field is params.watermark_url.
+    if (error.errors) throw ApiError.invalid(field, error.detail);
+    throw error;
+  }
+  readFetchedMedia(response);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function imageError(error: unknown): never {
+  if (error instanceof ImageInputError) throw new ApiError(error.code, error.message);
+  throw error;
+}
+
+export const imageWatermark = defineOperation({
+  type: "image.watermark",
+  summary: "Watermark an image",
+  description:
+    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding.",
+  cost: 1,
+  params: ImageWatermarkParamsSchema,
+  example: {
+    watermark_url: "https://example.com/logo.png",
+    position: "bottom-right",
+    scale: 0.2,
+    format: "webp",
+  },
+  result: z.object({ ...fileResultShape, ...dimensionsShape }).openapi("ImageWatermarkResult"),
+  async run(ctx, sourceUrl, params) {
+    const started = performance.now();
+    const base = await fetchImage(ctx, sourceUrl, "source_url");
+    const logo = params.watermark_url
+      ? await fetchImage(ctx, params.watermark_url, "params.watermark_url")
+      : undefined;
+    ctx.timing.add("fetch", performance.now() - started);
+
+    const header = readImageHeader(base);
+    if (
+      header &&
+      header.width * header.height > IN_WORKER_MAX_PIXELS &&
+      header.width * header.height <= MAX_IMAGE_PIXELS
+    ) {
+      throw new ApiError(
+        "REQUEST_BODY_TOO_LARGE",
+        `Images above ${(IN_WORKER_MAX_PIXELS / 1e6).toFixed(1)} megapixels are not supported yet (this one has ${((header.width * header.height) / 1e6).toFixed(1)}).`,
+      );
+    }
+    const result = await ctx.timing.measure("process", () =>
+      inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
+    );
+    return {
+      kind: "file",
+      outputKind: "image",
+      name: `watermark.${result.format === "jpeg" ? "jpg" : result.format}`,
+      contentType: result.contentType,
+      body: result.bytes,
+      sizeBytes: result.bytes.byteLength,
+      meta: {
+        format: result.format,
+        size_bytes: result.bytes.byteLength,
+        width: result.width,
+        height: result.height,
+      },
+    };
+  },
+});

@@ -1,0 +1,106 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { errorResponses } from "../../errors/openapi";
+import { errorTypeBase } from "../../errors/problem";
+import type { AppEnv } from "../../http/context";
+import { requestFingerprint } from "../../idempotency/fingerprint";
+import { OPERATIONS } from "../../operations";
+import { HttpUrl } from "../../operations/schemas";
+import { executeSync } from "../../operations/sync";
+import type { Operation } from "../../operations/types";
+
+const headers = z.object({
+  "idempotency-key": z
+    .string()
+    .regex(/^[\x20-\x7E]{1,255}$/, "Must be 1 to 255 printable ASCII characters.")
+    .openapi({
+      description:
+        "Required. The same key with the same body replays the original result without charging again.",
+      example: "order-1234-cover",
+    }),
+  "x-debug-timing": z
+    .string()
+    .optional()
+    .openapi({ description: "Any non-empty value adds Server-Timing (auth, fetch, process, store, total)." }),
+});
+
+const responseHeaders = {
+  "Idempotent-Replayed": {
+    description: "`true` on a replayed response.",
+    schema: { type: "string" as const },
+  },
+  "Server-Timing": { description: "With X-Debug-Timing.", schema: { type: "string" as const } },
+};
+
+function routeFor(operation: Operation) {
+  const [domain, name] = operation.type.split(".");
+  const body = z
+    .strictObject({
+      source_url: HttpUrl.openapi({
+        description: "Public http(s) URL of the source media.",
+        example: "https://example.com/in.mp4",
+      }),
+      params: operation.params
+        .prefault({})
+        .openapi({ description: "Operation parameters (decisions.md §4)." }),
+    })
+    .openapi(
+      `${operation.type.replace(/[.-](\w)/g, (_m, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase())}Request`,
+      {
+        example: { source_url: "https://example.com/input", params: operation.example },
+      },
+    );
+  return createRoute({
+    method: "post",
+    path: `/v1/${domain}/${name}`,
+    tags: ["Operations"],
+    summary: operation.summary,
+    description: `${operation.description}\n\nCosts ${operation.cost} credit${operation.cost === 1 ? "" : "s"}, charged once on success. Asynchronous equivalent: POST /v1/tasks with type \`${operation.type}\`.`,
+    request: { headers, body: { required: true, content: { "application/json": { schema: body } } } },
+    responses: {
+      200: {
+        description: "The result.",
+        headers: responseHeaders,
+        content: { "application/json": { schema: operation.result } },
+      },
+      ...errorResponses(400, 401, 402, 403, 409, 413, 415, 422, 429, 500, 502, 503, 504),
+    },
+  });
+}
+
+/** The synchronous routes, one per operation of the registry: POST /v1/<domain>/<operation>. */
+export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
+  for (const operation of OPERATIONS) {
+    app.openapi(routeFor(operation), async (c) => {
+      const { source_url, params } = c.req.valid("json");
+      const url = new URL(c.req.url);
+      const { response, replayed } = await executeSync(
+        {
+          operation,
+          sourceUrl: source_url,
+          params,
+          accountId: c.get("principal").accountId,
+          requestId: c.get("requestId"),
+          idempotencyKey: c.req.valid("header")["idempotency-key"],
+          fingerprint: await requestFingerprint("POST", url.pathname, await c.req.json()),
+          origin: url.origin,
+          problem: {
+            typeBase: errorTypeBase(c.get("config").errorTypeBase, c.req.url),
+            instance: url.pathname,
+          },
+        },
+        {
+          env: c.env,
+          config: c.get("config"),
+          db: c.get("db"),
+          timing: c.get("timing"),
+          waitUntil: (p) => c.executionCtx.waitUntil(p),
+        },
+      );
+      const out = new Headers(response.headers);
+      if (replayed) out.set("Idempotent-Replayed", "true");
+      if (c.req.header("x-debug-timing")) out.set("Server-Timing", c.get("timing").header());
+      for (const [name, value] of out) c.header(name, value);
+      return c.body(response.body, response.status as 200) as never;
+    });
+  }
+}

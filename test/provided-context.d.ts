@@ -1,0 +1,13 @@
+/** Values the worker project's global setup (test/global-setup.ts, in Node) provides to the workerd tests. */
+import "vitest";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    engineSecret: string;
+    engineUrl: string;
+    mediaBase: string;
+    inspectorUrl: string;
+    /** Loopback webhook endpoint (test/support/webhook-receiver.ts): /_script/<path>, /_received/<path>. */
+    webhookReceiverUrl: string;
+  }
+}

@@ -1,0 +1,61 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import SwaggerParser from "@apidevtools/swagger-parser";
+
+const exec = promisify(execFile);
+
+/**
+ * A loopback helper for the workerd tests, which cannot run processes or Node-only libraries: POST the bytes
+ * of a produced file to /probe and get ffprobe's JSON (streams and format) back — checks run on real ffprobe,
+ * as the engine's own do; POST an OpenAPI document to /openapi to validate it with @apidevtools/swagger-parser.
+ */
+export async function startInspector(ffprobe: string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "p6-inspector-"));
+  let n = 0;
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url === "/openapi") {
+      try {
+        await SwaggerParser.validate(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        res.writeHead(200, { "content-type": "application/json" }).end('{"valid":true}');
+      } catch (error) {
+        res.writeHead(422, { "content-type": "text/plain" }).end(String((error as Error).message));
+      }
+      return;
+    }
+    const file = path.join(dir, `f${++n}`);
+    writeFileSync(file, Buffer.concat(chunks));
+    try {
+      const { stdout } = await exec(ffprobe, [
+        "-v",
+        "error",
+        "-show_streams",
+        "-show_format",
+        "-of",
+        "json",
+        file,
+      ]);
+      res.writeHead(200, { "content-type": "application/json" }).end(stdout);
+    } catch (error) {
+      res.writeHead(422, { "content-type": "text/plain" }).end(String((error as Error).message));
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+        rmSync(dir, { recursive: true, force: true });
+      }),
+  };
+}
