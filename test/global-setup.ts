@@ -1,14 +1,50 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
+import { startEngine } from "../containers/ffmpeg/src/launch.ts";
+import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-server.ts";
+import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
+import { startInspector } from "./support/inspector.ts";
+import { startWebhookReceiver } from "./support/webhook-receiver.ts";
 
-/** Runs in Node before the workerd tests: provides what the Worker under test needs to reach. */
+const ENGINE_SECRET = "test-engine-secret";
+
+/**
+ * Runs in Node before the workerd tests. Real media generated with ffmpeg (cached per recipe), served from a
+ * loopback server standing in for the public internet; the real media engine as a local process; an
+ * ffprobe inspector for checking what the Worker produced; and a webhook receiver recording every delivery.
+ */
 export default async function setup(project: TestProject) {
-  project.provide("engineSecret", "test-engine-secret");
-  project.provide("engineUrl", "");
-}
+  const recipe = readFileSync(path.join(import.meta.dirname, "../containers/ffmpeg/test/support/media.ts"));
+  const dir = path.join(
+    os.tmpdir(),
+    `p6-engine-fixtures-${createHash("sha256").update(recipe).digest("hex").slice(0, 12)}`,
+  );
+  mkdirSync(dir, { recursive: true });
+  const binaries = resolveBinaries(process.env);
+  await generateFixtures(binaries.ffmpeg, dir);
+  const fixtures = await startFixtureServer(dir);
+  const engine = await startEngine({
+    ENGINE_SECRET,
+    ALLOW_PRIVATE_SOURCES: "true",
+    ENGINE_SLOTS: "2",
+    ENGINE_QUEUE: "8",
+  });
+  const inspector = await startInspector(binaries.ffprobe);
+  const webhookReceiver = await startWebhookReceiver();
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    engineSecret: string;
-    engineUrl: string;
-  }
+  project.provide("engineSecret", ENGINE_SECRET);
+  project.provide("engineUrl", engine.url);
+  project.provide("mediaBase", `http://127.0.0.1:${fixtures.port}`);
+  project.provide("inspectorUrl", inspector.url);
+  project.provide("webhookReceiverUrl", webhookReceiver.url);
+  return async () => {
+    await engine.stop();
+    await fixtures.close();
+    await inspector.close();
+    await webhookReceiver.close();
+  };
 }

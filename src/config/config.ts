@@ -9,6 +9,16 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** Comma-separated whole seconds; blank means the default. */
+const secondsList = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v === undefined || v.trim() === "" ? fallback : v)
+        .split(",")
+        .map((s) => (s.trim() === "" ? Number.NaN : Number(s))),
+    );
 
 /** Everything the Worker reads from its environment, parsed once per isolate (see `getConfig`). */
 const ConfigSchema = z.object({
@@ -21,6 +31,11 @@ const ConfigSchema = z.object({
   FILE_SIGNING_SECRET: optionalString,
   ENGINE_SECRET: optionalString,
   ENGINE_URL: optionalString,
+  TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
+  // One wait per webhook attempt, at most 12 h (the Queues delay limit); decisions.md §12.
+  WEBHOOK_RETRY_DELAYS_SECONDS: secondsList("0,10,60,600,3600").pipe(
+    z.array(z.number().int().min(0).max(43_200)).length(5),
+  ),
 });
 
 export type Config = {
@@ -34,6 +49,13 @@ export type Config = {
   fileSigningSecret: string | undefined;
   engineSecret: string | undefined;
   engineUrl: string | undefined;
+  /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
+  taskBudgetMs: number;
+  /**
+   * Seconds to wait before each of the 5 webhook attempts: [0] before the first (counted from the event),
+   * [n] after the n-th failure. Default 0,10,60,600,3600: at once, +10 s, +1 min, +10 min, +1 h.
+   */
+  webhookRetryDelaysSeconds: readonly number[];
 };
 
 const cache = new WeakMap<object, Config>();
@@ -52,6 +74,8 @@ export function getConfig(env: Env): Config {
     fileSigningSecret: raw.FILE_SIGNING_SECRET,
     engineSecret: raw.ENGINE_SECRET,
     engineUrl: raw.ENGINE_URL,
+    taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
+    webhookRetryDelaysSeconds: raw.WEBHOOK_RETRY_DELAYS_SECONDS,
   };
   cache.set(env, config);
   return config;

@@ -19,6 +19,7 @@ export async function insertTask(accountId: string, overrides: Partial<TaskRow> 
     webhookEvents: null,
     idempotencyKey: null,
     requestId: nextId(),
+    origin: "http://api.test",
     cost: 1,
     progress: 0,
     errorCode: null,

@@ -23,6 +23,8 @@ export const tasks = sqliteTable(
     webhookEvents: text("webhook_events"),
     idempotencyKey: text("idempotency_key"),
     requestId: text("request_id").notNull(),
+    /** Origin of the API at creation: the base of the task's absolute URLs (urls, outputs, webhook body). */
+    origin: text("origin").notNull().default(""),
     /** Credits reserved at creation. */
     cost: integer("cost").notNull(),
     progress: real("progress").notNull().default(0),

@@ -1,0 +1,111 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { errorResponses } from "../../errors/openapi";
+import type { AppEnv } from "../../http/context";
+import { fieldErrors, validationError } from "../../http/validation";
+import { getOperation, OPERATION_TYPES } from "../../operations";
+import { HttpUrl } from "../../operations/schemas";
+import { createTask } from "../../tasks/create";
+import type { TaskMessage } from "../../tasks/queue";
+import { serializeTask } from "../../tasks/serialize";
+import { WEBHOOK_EVENTS } from "../../webhooks/events";
+import { checkWebhookUrl } from "../../webhooks/url";
+import { TaskSchema } from "./schema";
+
+const CreateTaskBody = z
+  .strictObject({
+    type: z.enum(OPERATION_TYPES as [string, ...string[]]).openapi({
+      description: "The operation: every type of the registry (image.watermark, video.trim, …).",
+      example: "video.trim",
+    }),
+    source_url: HttpUrl.openapi({
+      description: "Public http(s) URL of the source media.",
+      example: "https://example.com/in.mp4",
+    }),
+    idempotency_key: z.string().min(1).max(64).optional().openapi({
+      description:
+        "At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).",
+      example: "order-1234",
+    }),
+    params: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "The operation's parameters, exactly those of its synchronous route." }),
+    webhook: HttpUrl.optional().openapi({
+      description: "URL notified (signed) when the task ends.",
+      example: "https://example.com/hooks/p6",
+    }),
+    webhook_events_filter: z.array(z.enum(WEBHOOK_EVENTS)).nullable().optional().openapi({
+      description:
+        "Events to deliver; default (absent or null) completed and failed. canceled only when named.",
+    }),
+  })
+  .openapi("CreateTask", {
+    example: {
+      type: "video.trim",
+      source_url: "https://example.com/in.mp4",
+      params: { start: 5, duration: 10 },
+    },
+  });
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/tasks",
+  tags: ["Tasks"],
+  summary: "Create a task",
+  description:
+    "Validates the type's params, reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
+  request: { body: { required: true, content: { "application/json": { schema: CreateTaskBody } } } },
+  responses: {
+    201: {
+      description: "Created.",
+      headers: { Location: { description: "The task's URL.", schema: { type: "string" } } },
+      content: { "application/json": { schema: TaskSchema } },
+    },
+    200: {
+      description: "A repeated idempotency_key: the original task (Idempotent-Replayed: true).",
+      content: { "application/json": { schema: TaskSchema } },
+    },
+    ...errorResponses(400, 401, 402, 403, 409, 413, 415, 429, 500),
+  },
+});
+
+export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const config = c.get("config");
+    const operation = getOperation(body.type)!;
+    const params = operation.params.safeParse(body.params ?? {});
+    if (!params.success) {
+      throw validationError(
+        fieldErrors(params.error, "json").map((e) => ({ ...e, field: `params.${e.field}` })),
+      );
+    }
+    if (body.webhook) {
+      const reason = checkWebhookUrl(body.webhook, config.allowPrivateSources);
+      if (reason) throw validationError([{ code: "forbidden_url", field: "webhook", message: reason }]);
+    }
+    const origin = new URL(c.req.url).origin;
+    const { task, created } = await createTask(c.get("db"), {
+      accountId: c.get("principal").accountId,
+      type: operation.type,
+      cost: operation.cost,
+      sourceUrl: body.source_url,
+      params: body.params ?? {},
+      webhookUrl: body.webhook ?? null,
+      webhookEvents: body.webhook_events_filter ?? null,
+      idempotencyKey: body.idempotency_key ?? null,
+      requestId: c.get("requestId"),
+      origin,
+      retentionMs: config.outputTtlMs,
+      now: Date.now(),
+    });
+    if (created) await c.env.TASK_QUEUE.send({ taskId: task.id } satisfies TaskMessage);
+    const view = await serializeTask(task, { origin, fileSigningSecret: config.fileSigningSecret });
+    if (!created) {
+      c.header("Idempotent-Replayed", "true");
+      return c.json(view, 200);
+    }
+    c.header("Location", view.urls.get);
+    return c.json(view, 201);
+  });
+}

@@ -1,0 +1,106 @@
+import type { Config } from "../config/config";
+import type { Db } from "../db/client";
+import type { TaskRow } from "../db/schema";
+import type { MediaEngine } from "../engine";
+import { ApiError } from "../errors/api-error";
+import { storeFile } from "../files/store";
+import { Timing } from "../http/timing";
+import { getOperation } from "../operations";
+import { withBudget } from "../operations/budget";
+import type { StoredOutput } from "./serialize";
+import { type Ending, setProgress } from "./transitions";
+
+/** Tasks take sources up to 4 GiB (decisions.md §9). */
+export const TASK_MAX_SOURCE_BYTES = 4 * 1024 * 1024 * 1024;
+const PROGRESS_EVERY_MS = 2000;
+
+export type TaskRunServices = { env: Env; config: Config; db: Db; engine: MediaEngine; signal: AbortSignal };
+
+/**
+ * Runs one task's operation within the processing budget and stores its output under the task. Returns how
+ * the task should end; never throws for the task's own failures (they become `failed` with a public code).
+ */
+export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<Ending> {
+  const operation = getOperation(task.type);
+  if (!operation) return failed(task, new ApiError("INTERNAL", `Unknown task type ${task.type}.`));
+  const progress = setInterval(() => {
+    svc.engine
+      .progress(task.id)
+      .then((p) => (p === null ? undefined : setProgress(svc.db, task.id, p)))
+      .catch(() => {});
+  }, PROGRESS_EVERY_MS);
+  try {
+    const produced = await withBudget(svc.config.taskBudgetMs, (budget) => {
+      const signal = AbortSignal.any([budget, svc.signal]);
+      return operation.run(
+        {
+          env: svc.env,
+          config: svc.config,
+          engine: svc.engine,
+          jobId: task.id,
+          signal,
+          timing: new Timing(),
+          maxSourceBytes: TASK_MAX_SOURCE_BYTES,
+          timeoutMs: svc.config.taskBudgetMs,
+        },
+        task.sourceUrl,
+        operation.params.parse(JSON.parse(task.params)),
+      );
+    });
+    const now = Date.now();
+    const file =
+      produced.kind === "file"
+        ? { ...produced, kind: produced.outputKind }
+        : {
+            kind: "json" as const,
+            name: "probe.json",
+            contentType: "application/json",
+            body: new TextEncoder().encode(JSON.stringify({ type: task.type, ...produced.data })),
+            meta: { format: "json", ...produced.data },
+          };
+    const bytes =
+      file.body instanceof Uint8Array ? file.body.byteLength : (produced as { sizeBytes: number }).sizeBytes;
+    const stored = await storeFile(svc.db, svc.env.FILES, {
+      accountId: task.accountId,
+      requestId: task.requestId,
+      taskId: task.id,
+      name: file.name,
+      contentType: file.contentType,
+      body: file.body,
+      sizeBytes: bytes,
+      // Outputs live as long as the task's results: completed_at + retention (the alarm deletes them then).
+      expiresAt: now + svc.config.outputTtlMs,
+      now,
+    });
+    const output: StoredOutput = {
+      ...file.meta,
+      size_bytes: stored.sizeBytes,
+      kind: file.kind,
+      file_id: stored.id,
+      name: stored.name,
+    };
+    return { status: "succeeded", outputs: [output] };
+  } catch (error) {
+    if (svc.signal.aborted) return { status: "canceled" };
+    return failed(task, error);
+  } finally {
+    clearInterval(progress);
+  }
+}
+
+function failed(task: TaskRow, error: unknown): Ending {
+  if (error instanceof ApiError) {
+    // A lost engine mid-task is our fault, not a transient answer to retry: the task fails INTERNAL.
+    const code = error.code === "SERVICE_UNAVAILABLE" ? "INTERNAL" : error.code;
+    const message =
+      code === "INTERNAL" ? "The media engine stopped while processing the task." : error.detail;
+    return { status: "failed", code, message, requestId: task.requestId };
+  }
+  console.error(JSON.stringify({ level: "error", task_id: task.id, error: String(error) }));
+  return {
+    status: "failed",
+    code: "INTERNAL",
+    message: "An internal error occurred.",
+    requestId: task.requestId,
+  };
+}

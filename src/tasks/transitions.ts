@@ -1,0 +1,84 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { ulid } from "ulid";
+import type { Db } from "../db/client";
+import { accounts, creditLedger, type TaskRow, tasks } from "../db/schema";
+import type { StoredOutput } from "./serialize";
+
+/** queued → processing. False when the task is no longer queued (canceled, or already started). */
+export async function markProcessing(db: Db, taskId: string, now: number): Promise<boolean> {
+  const result = await db
+    .update(tasks)
+    .set({ status: "processing", startedAt: now })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, "queued")))
+    .run();
+  return result.meta.changes === 1;
+}
+
+export async function setProgress(db: Db, taskId: string, progress: number) {
+  await db
+    .update(tasks)
+    .set({ progress: Math.max(0, Math.min(1, progress)) })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, "processing")));
+}
+
+export type Ending =
+  | { status: "succeeded"; outputs: StoredOutput[] }
+  | { status: "failed"; code: string; message: string; requestId: string }
+  | { status: "canceled" };
+
+/**
+ * The one way a task ends. In one batch: the status change — only from queued/processing, so a terminal status
+ * never changes and only one ending wins any race — then, for failed and canceled, the refund of the
+ * reservation, written only when the status change happened (changes() = 1) and at most once per task (the
+ * ledger's unique (task_id, kind) index). Returns the ended row, or null when another ending won.
+ */
+export async function endTask(db: Db, task: TaskRow, ending: Ending, retentionMs: number, now: number) {
+  const from =
+    ending.status === "succeeded" ? (["processing"] as const) : (["queued", "processing"] as const);
+  const set: Partial<TaskRow> = { status: ending.status, completedAt: now, expiresAt: now + retentionMs };
+  if (ending.status === "succeeded")
+    Object.assign(set, { outputs: JSON.stringify(ending.outputs), progress: 1 });
+  if (ending.status === "failed") {
+    Object.assign(set, {
+      errorCode: ending.code,
+      errorMessage: ending.message,
+      errorRequestId: ending.requestId,
+    });
+  }
+  const update = db
+    .update(tasks)
+    .set(set)
+    .where(and(eq(tasks.id, task.id), inArray(tasks.status, [...from])));
+  const refund = ending.status !== "succeeded";
+  const [changed] = refund
+    ? await db.batch([
+        update,
+        db
+          .update(accounts)
+          .set({ credits: sql`${accounts.credits} + ${task.cost}` })
+          .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
+        db.insert(creditLedger).select(
+          db
+            .select({
+              id: sql<string>`${ulid(now)}`.as("id"),
+              accountId: accounts.id,
+              kind: sql<"refund">`'refund'`.as("kind"),
+              amount: sql<number>`${task.cost}`.as("amount"),
+              balanceAfter: accounts.credits,
+              taskId: sql<string>`${task.id}`.as("task_id"),
+              requestId: sql<string>`${task.requestId}`.as("request_id"),
+              reason: sql<string>`${`task ${ending.status}`}`.as("reason"),
+              createdAt: sql<number>`${now}`.as("created_at"),
+            })
+            .from(accounts)
+            .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
+        ),
+      ])
+    : [await update.run()];
+  if (changed.meta.changes !== 1) return null;
+  return db.select().from(tasks).where(eq(tasks.id, task.id)).get();
+}
+
+export async function loadTask(db: Db, taskId: string) {
+  return db.select().from(tasks).where(eq(tasks.id, taskId)).get();
+}

@@ -1,0 +1,223 @@
+import { and, eq, sql } from "drizzle-orm";
+import { ulid } from "ulid";
+import type { Db } from "../db/client";
+import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { activeSecrets } from "./secrets";
+import { signatureHeader } from "./sign";
+import { checkWebhookUrl } from "./url";
+
+/** interface.md Limits: "Webhook delivery attempts: up to 5". */
+export const MAX_ATTEMPTS = 5;
+/** decisions.md §12: each attempt waits at most 15 s for a response. */
+export const DEFAULT_TIMEOUT_MS = 15_000;
+const USER_AGENT = "p6-media-api-webhooks/1.0";
+/** A message may arrive this much before its scheduled time (clock skew) and still be sent. */
+const EARLY_TOLERANCE_MS = 500;
+/** How long a claimed attempt holds the delivery beyond its timeout before another message may take over. */
+const LEASE_MARGIN_MS = 15_000;
+/** What an attempt row says until its result is written, and forever if the Worker died mid-attempt. */
+const INTERRUPTED = "interrupted before its result was recorded";
+
+export type DeliverySettings = {
+  /** Wait before attempt n+1 is delays[n] seconds: delays[1] after the first failure, …, delays[4] before the 5th. */
+  delaysSeconds: readonly number[];
+  /** Local development (ALLOW_PRIVATE_SOURCES): loopback and private webhook URLs allowed. */
+  allowPrivate: boolean;
+  timeoutMs: number;
+};
+
+/** What the queue should do with the message after one step. */
+export type Decision = { action: "ack" } | { action: "retry"; delaySeconds: number };
+
+/** One attempt's outcome: error is null exactly when the receiver acknowledged (2xx). */
+export type AttemptResult = { statusCode: number | null; latencyMs: number; error: string | null };
+
+function log(fields: Record<string, unknown>) {
+  console.log(JSON.stringify({ component: "webhooks", ...fields }));
+}
+
+/** Text for a fetch that produced no response, for the attempt record (never includes secrets or headers). */
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: string })?.name;
+  if (name === "TimeoutError" || name === "AbortError") return `timeout after ${timeoutMs / 1000} s`;
+  const message = String((error as Error)?.message ?? error);
+  if (/refused/i.test(message)) return "connection refused";
+  // workerd reports a refused or reset connection as "Network connection lost."
+  if (/connection lost|disconnected|reset/i.test(message)) return "connection refused or lost";
+  if (/dns|resolve|not found|ENOTFOUND/i.test(message)) return `DNS lookup failed: ${message}`;
+  return `network error: ${message}`.slice(0, 500);
+}
+
+/**
+ * One HTTP attempt: the stored body as is, signed now with every active secret; no redirects followed.
+ * A URL the address policy refuses (it may have become forbidden since the task was created) fails the
+ * attempt without any request.
+ */
+export async function sendAttempt(
+  delivery: Pick<WebhookDeliveryRow, "id" | "url" | "event" | "body">,
+  secrets: string[],
+  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs">,
+): Promise<AttemptResult> {
+  const refused = checkWebhookUrl(delivery.url, settings.allowPrivate);
+  if (refused !== null) return { statusCode: null, latencyMs: 0, error: `not sent: ${refused}` };
+  if (secrets.length === 0)
+    return { statusCode: null, latencyMs: 0, error: "not sent: the account has no signing secret" };
+
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": USER_AGENT,
+    "webhook-id": delivery.id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": await signatureHeader(secrets, delivery.id, timestamp, delivery.body),
+    "X-Webhook-Event": delivery.event,
+  };
+  const started = Date.now();
+  try {
+    const response = await fetch(delivery.url, {
+      method: "POST",
+      headers,
+      body: delivery.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    });
+    const latencyMs = Date.now() - started;
+    // The receiver's answer body is not needed; release the connection.
+    await response.body?.cancel().catch(() => {});
+    const statusCode = response.status;
+    if (statusCode >= 200 && statusCode < 300) return { statusCode, latencyMs, error: null };
+    if (statusCode >= 300 && statusCode < 400) {
+      const location = response.headers.get("location");
+      return {
+        statusCode,
+        latencyMs,
+        error: `redirect to ${location ?? "(no Location)"} not followed`.slice(0, 500),
+      };
+    }
+    return { statusCode, latencyMs, error: `HTTP ${statusCode}` };
+  } catch (error) {
+    return {
+      statusCode: null,
+      latencyMs: Date.now() - started,
+      error: describeFailure(error, settings.timeoutMs),
+    };
+  }
+}
+
+/**
+ * One step of a delivery, for one queue message: at most one attempt, and only the attempt the database says
+ * is due. Safe under at-least-once delivery and concurrent duplicates:
+ * - delivered or dead → ack, nothing sent;
+ * - not yet due (a duplicate message, or an attempt still in flight elsewhere) → retry at the due time;
+ * - otherwise the attempt number is claimed by a compare-and-set on attempt_count, in one batch with its
+ *   attempt row, so two messages can never both send or record attempt n. The claim also leases the
+ *   delivery (next_attempt_at) for the length of the attempt.
+ * After the attempt its row and the delivery are updated together: delivered, dead after the 5th failure,
+ * or pending with the next due time, which the message's retry delay matches.
+ */
+export async function processDelivery(
+  db: Db,
+  deliveryId: string,
+  settings: DeliverySettings,
+): Promise<Decision> {
+  const delivery = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .get();
+  if (!delivery) {
+    log({ level: "warn", delivery_id: deliveryId, message: "unknown delivery, message dropped" });
+    return { action: "ack" };
+  }
+  if (delivery.status !== "pending") return { action: "ack" };
+
+  const now = Date.now();
+  if (delivery.attemptCount >= MAX_ATTEMPTS) {
+    // The last attempt was claimed but its result never written (the Worker died): it counts as failed.
+    await db
+      .update(webhookDeliveries)
+      .set({ status: "dead", nextAttemptAt: null, completedAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.id, delivery.id),
+          eq(webhookDeliveries.status, "pending"),
+          eq(webhookDeliveries.attemptCount, delivery.attemptCount),
+        ),
+      );
+    return { action: "ack" };
+  }
+  if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt - now > EARLY_TOLERANCE_MS) {
+    return { action: "retry", delaySeconds: Math.ceil((delivery.nextAttemptAt - now) / 1000) };
+  }
+
+  const attempt = delivery.attemptCount + 1;
+  const value = <T>(v: T, column: string) => sql<T>`${v}`.as(column);
+  const [claim] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ attemptCount: attempt, nextAttemptAt: now + settings.timeoutMs + LEASE_MARGIN_MS })
+      .where(
+        and(
+          eq(webhookDeliveries.id, delivery.id),
+          eq(webhookDeliveries.status, "pending"),
+          eq(webhookDeliveries.attemptCount, attempt - 1),
+        ),
+      ),
+    db.insert(webhookAttempts).select(
+      db
+        .select({
+          id: value(ulid(now), "id"),
+          deliveryId: webhookDeliveries.id,
+          attempt: value(attempt, "attempt"),
+          statusCode: value(null, "status_code"),
+          latencyMs: value(0, "latency_ms"),
+          error: value(INTERRUPTED, "error"),
+          createdAt: value(now, "created_at"),
+        })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.id, delivery.id), sql`changes() = 1`)),
+    ),
+  ]);
+  // Another message claimed this attempt first; it carries the delivery on.
+  if (claim.meta.changes !== 1) return { action: "ack" };
+
+  const secrets = (await activeSecrets(db, delivery.accountId, now)).map((s) => s.secret);
+  const result = await sendAttempt(delivery, secrets, settings);
+  const finished = Date.now();
+  const outcome =
+    result.error === null ? "delivered" : attempt >= MAX_ATTEMPTS ? "dead" : ("pending" as const);
+  const delaySeconds = settings.delaysSeconds[attempt] ?? 0;
+
+  await db.batch([
+    db
+      .update(webhookAttempts)
+      .set({ statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error })
+      .where(and(eq(webhookAttempts.deliveryId, delivery.id), eq(webhookAttempts.attempt, attempt))),
+    db
+      .update(webhookDeliveries)
+      .set(
+        outcome === "pending"
+          ? { nextAttemptAt: finished + delaySeconds * 1000 }
+          : { status: outcome, nextAttemptAt: null, completedAt: finished },
+      )
+      .where(
+        and(
+          eq(webhookDeliveries.id, delivery.id),
+          eq(webhookDeliveries.status, "pending"),
+          eq(webhookDeliveries.attemptCount, attempt),
+        ),
+      ),
+  ]);
+  log({
+    level: result.error === null ? "info" : "warn",
+    delivery_id: delivery.id,
+    task_id: delivery.taskId,
+    event: delivery.event,
+    attempt,
+    status_code: result.statusCode,
+    latency_ms: result.latencyMs,
+    error: result.error,
+    outcome,
+  });
+  return outcome === "pending" ? { action: "retry", delaySeconds } : { action: "ack" };
+}

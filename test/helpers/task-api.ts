@@ -1,0 +1,40 @@
+import { eq } from "drizzle-orm";
+import { expect } from "vitest";
+import { creditLedger } from "../../src/db/schema";
+import type { TaskView } from "../../src/tasks/serialize";
+import { call, db } from "./api";
+
+export function createTaskCall(key: string, body: unknown) {
+  return call("/v1/tasks", { method: "POST", key, json: body });
+}
+
+export async function getTaskView(key: string, id: string) {
+  const response = await call(`/v1/tasks/${id}`, { key });
+  expect(response.status).toBe(200);
+  return (await response.json()) as TaskView;
+}
+
+/** Polls GET /v1/tasks/{id} until `done` holds (real queue → Durable Object → engine in between). */
+export async function waitForTask(
+  key: string,
+  id: string,
+  done: (t: TaskView) => boolean,
+  timeoutMs = 30_000,
+) {
+  const started = Date.now();
+  for (;;) {
+    const task = await getTaskView(key, id);
+    if (done(task)) return task;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`task ${id} still ${task.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const terminal = (t: TaskView) => ["succeeded", "failed", "canceled"].includes(t.status);
+
+/** The task's ledger rows as [kind, amount]. */
+export async function taskLedger(taskId: string) {
+  const rows = await db().select().from(creditLedger).where(eq(creditLedger.taskId, taskId)).all();
+  return rows.map((r) => [r.kind, r.amount] as const).sort();
+}
