@@ -8,8 +8,10 @@ import { notFoundHandler } from "./http/not-found";
 import { requestContext } from "./http/request-context";
 import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
+import { registerDashboard } from "./routes/dashboard";
 import { registerDocs } from "./routes/docs";
 import { registerFileRoutes } from "./routes/files/get";
+import { registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
@@ -35,9 +37,11 @@ export function createApp() {
   app.get("/healthz", (c) => c.text("ok"));
 
   registerTaskRoutes(app);
+  registerOperationRoutes(app);
   registerAdminRoutes(app);
   registerFileRoutes(app);
   registerDocs(app);
+  registerDashboard(app);
   return app;
 }
 

@@ -1,0 +1,161 @@
+import type { Context, Hono } from "hono";
+import { applyBalanceChange, listLedger } from "../../credits/ledger";
+import type { AccountRow, LedgerRow } from "../../db/schema";
+import { encodeCursor } from "../../http/cursor";
+import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
+import { GrantBody } from "../../routes/admin/schema";
+import type { DashboardEnv } from "../context";
+import { optionalInt, text, validate } from "../forms";
+import { doneMessage, loadAccount } from "../load";
+import { paths, query } from "../paths";
+import { render } from "../render";
+import {
+  AccountHeader,
+  Badge,
+  ErrorSummary,
+  Field,
+  type FieldErrors,
+  Notice,
+  Pager,
+  PostForm,
+  Table,
+  Time,
+} from "../views/components";
+import { formatNumber, formatSigned } from "../views/format";
+
+type GrantValues = { amount: string; reason: string };
+
+function GrantForm(props: { account: AccountRow; values?: GrantValues; errors?: FieldErrors }) {
+  return (
+    <section class="panel">
+      <h2>Grant credits</h2>
+      <ErrorSummary errors={props.errors} />
+      <PostForm action={paths.credits(props.account.id)} class="stack">
+        <Field
+          label="Amount"
+          name="amount"
+          value={props.values?.amount}
+          errors={props.errors}
+          inputmode="numeric"
+          required
+        />
+        <Field
+          label="Reason"
+          name="reason"
+          hint="Recorded in the ledger, e.g. an invoice number."
+          value={props.values?.reason}
+          errors={props.errors}
+          required
+        />
+        <div class="actions">
+          <button type="submit">Grant</button>
+        </div>
+      </PostForm>
+    </section>
+  );
+}
+
+function Ledger(props: { accountId: string; rows: LedgerRow[]; next?: string; paged: boolean }) {
+  return (
+    <section class="panel">
+      <h2>Ledger</h2>
+      <Table
+        empty="No ledger entries yet."
+        columns={[
+          { label: "Time" },
+          { label: "Kind" },
+          { label: "Amount", num: true },
+          { label: "Balance after", num: true },
+          { label: "Reason" },
+          { label: "Task" },
+          { label: "Request id" },
+        ]}
+        rows={props.rows.map((row) => ({
+          id: row.id,
+          cells: [
+            <Time ms={row.createdAt} />,
+            <Badge value={row.kind} />,
+            formatSigned(row.amount),
+            formatNumber(row.balanceAfter),
+            row.reason ?? <span class="muted">—</span>,
+            row.taskId ? (
+              <a href={paths.task(props.accountId, row.taskId)}>
+                <code>{row.taskId}</code>
+              </a>
+            ) : (
+              <span class="muted">—</span>
+            ),
+            row.requestId ? <code>{row.requestId}</code> : <span class="muted">—</span>,
+          ],
+        }))}
+      />
+      <Pager first={props.paged ? paths.account(props.accountId) : undefined} next={props.next} />
+    </section>
+  );
+}
+
+async function accountPage(
+  c: Context<DashboardEnv>,
+  account: AccountRow,
+  grant?: { values: GrantValues; errors: FieldErrors },
+) {
+  const cursor = c.req.query("cursor");
+  const { rows, hasNext } = await listLedger(
+    c.get("db"),
+    account.id,
+    pagePosition({ cursor, limit: DEFAULT_PAGE_SIZE }),
+  );
+  const next = hasNext
+    ? `${paths.account(account.id)}${query({ cursor: encodeCursor(rows.at(-1)!.id) })}`
+    : undefined;
+  const done = doneMessage(c, { granted: "Credits granted; the ledger shows the new entry." });
+  return render(
+    c,
+    account.name,
+    <>
+      <AccountHeader account={account} tab="overview" />
+      {done ? <Notice kind="ok">{done}</Notice> : null}
+      <div class="grid">
+        <section class="panel">
+          <h2>Balance</h2>
+          <p class="big">{formatNumber(account.credits)}</p>
+          <p class="muted small">
+            Credits. Created <Time ms={account.createdAt} />.
+          </p>
+        </section>
+        <GrantForm account={account} values={grant?.values} errors={grant?.errors} />
+      </div>
+      <Ledger accountId={account.id} rows={rows} next={next} paged={Boolean(cursor)} />
+    </>,
+    grant ? 400 : 200,
+  );
+}
+
+export function registerAccount(app: Hono<DashboardEnv>) {
+  app.get("/accounts/:accountId", async (c) => accountPage(c, await loadAccount(c)));
+
+  app.post("/accounts/:accountId/credits", async (c) => {
+    const account = await loadAccount(c);
+    const form = c.get("form");
+    const values = { amount: text(form, "amount"), reason: text(form, "reason") };
+    const input = validate(
+      GrantBody,
+      { amount: optionalInt(form, "amount"), reason: values.reason },
+      {
+        amount: "A whole number of credits from 1 to 1,000,000,000.",
+        reason: "Say why (at most 500 characters); it is kept in the ledger.",
+      },
+    );
+    if (!input.ok) return accountPage(c, account, { values, errors: input.errors });
+    // The same domain call as POST /admin/v1/accounts/{id}/credits: one ledger row with this request's id.
+    await applyBalanceChange(c.get("db"), {
+      accountId: account.id,
+      kind: "grant",
+      amount: input.value.amount,
+      reason: input.value.reason,
+      requestId: c.get("requestId"),
+      now: Date.now(),
+    });
+    return c.redirect(`${paths.account(account.id)}${query({ done: "granted" })}`, 303);
+  });
+}

@@ -1,0 +1,284 @@
+import type { Context, Hono } from "hono";
+import { parseScopes } from "../../auth/authenticate";
+import { maskKey } from "../../auth/token";
+import type { AccountRow, ApiKeyRow } from "../../db/schema";
+import { createKey, listKeys, revokeKey } from "../../keys/service";
+import { CreateKeyBody } from "../../routes/admin/schema";
+import type { DashboardEnv } from "../context";
+import { notFound } from "../errors";
+import { list, optionalInt, text, validate } from "../forms";
+import { doneMessage, loadAccount } from "../load";
+import { paths, query } from "../paths";
+import { render } from "../render";
+import {
+  AccountHeader,
+  Badge,
+  ErrorSummary,
+  Field,
+  type FieldErrors,
+  Notice,
+  PostForm,
+  SecretField,
+  Table,
+  Time,
+} from "../views/components";
+import { formatNumber } from "../views/format";
+
+type KeyValues = { name: string; scopes: string[]; expires: string; rateLimit: string };
+
+function keyStatus(row: ApiKeyRow, now: number) {
+  if (row.revokedAt !== null) return "revoked";
+  if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
+  return "active";
+}
+
+/** A key just created: the only time its full form is ever shown. */
+export function NewKey(props: { keyRow: ApiKeyRow; fullKey: string }) {
+  return (
+    <section class="panel" id="new-key-panel">
+      <h2>New API key {props.keyRow.name ? `“${props.keyRow.name}”` : ""}</h2>
+      <Notice kind="warn">
+        Copy the key now: this is the only time it is shown. Only a hash is stored, so a lost key cannot be
+        recovered — create another and revoke this one.
+      </Notice>
+      <SecretField id="new-key" label="The new API key" value={props.fullKey} />
+      <p class="muted small">
+        Listed from now on as <code>{maskKey(props.keyRow.id)}</code>. Use it as{" "}
+        <code>Authorization: Bearer p6_…</code>.
+      </p>
+    </section>
+  );
+}
+
+function CreateKeyForm(props: {
+  account: AccountRow;
+  defaultRateLimit: number;
+  values?: KeyValues;
+  errors?: FieldErrors;
+}) {
+  const scopes = props.values?.scopes ?? ["read", "write"];
+  const scopeError = props.errors?.scopes;
+  return (
+    <section class="panel">
+      <h2>Create a key</h2>
+      <ErrorSummary errors={props.errors} />
+      <PostForm action={paths.keys(props.account.id)} class="stack">
+        <div class="fields">
+          <Field
+            label="Name"
+            name="name"
+            hint="Optional, e.g. where it is deployed."
+            value={props.values?.name}
+            errors={props.errors}
+          />
+          <Field
+            label="Expires in (days)"
+            name="expires_in_days"
+            hint="1 to 365; empty: never."
+            value={props.values?.expires}
+            errors={props.errors}
+            inputmode="numeric"
+          />
+          <Field
+            label="Rate limit (per minute)"
+            name="rate_limit_per_minute"
+            hint={`1 to 100,000; empty: the default (${formatNumber(props.defaultRateLimit)}).`}
+            value={props.values?.rateLimit}
+            errors={props.errors}
+            inputmode="numeric"
+          />
+        </div>
+        <fieldset aria-invalid={scopeError ? "true" : undefined}>
+          <legend>Scopes</legend>
+          <label>
+            <input type="checkbox" name="scopes" value="read" checked={scopes.includes("read")} /> read (GET)
+          </label>
+          <label>
+            <input type="checkbox" name="scopes" value="write" checked={scopes.includes("write")} /> write
+            (POST, DELETE)
+          </label>
+          {scopeError ? <div class="field-error">{scopeError}</div> : null}
+        </fieldset>
+        <div class="actions">
+          <button type="submit">Create key</button>
+        </div>
+      </PostForm>
+    </section>
+  );
+}
+
+function KeyList(props: { account: AccountRow; rows: ApiKeyRow[]; defaultRateLimit: number; now: number }) {
+  return (
+    <section class="panel">
+      <h2>Keys</h2>
+      <Table
+        empty="This account has no keys."
+        columns={[
+          { label: "Key" },
+          { label: "Name" },
+          { label: "Scopes" },
+          { label: "Per minute", num: true },
+          { label: "Created" },
+          { label: "Expires" },
+          { label: "Last used" },
+          { label: "Status" },
+          { label: "" },
+        ]}
+        rows={props.rows.map((row) => ({
+          id: row.id,
+          cells: [
+            <code>{maskKey(row.id)}</code>,
+            row.name || <span class="muted">—</span>,
+            [...parseScopes(row.scopes)].join(", "),
+            row.rateLimitPerMinute === null ? (
+              <span class="muted">{formatNumber(props.defaultRateLimit)} (default)</span>
+            ) : (
+              formatNumber(row.rateLimitPerMinute)
+            ),
+            <Time ms={row.createdAt} />,
+            <Time ms={row.expiresAt} empty="never" />,
+            <Time ms={row.lastUsedAt} empty="never" />,
+            <>
+              <Badge value={keyStatus(row, props.now)} />
+              {row.revokedAt !== null ? (
+                <span class="small muted">
+                  {" "}
+                  <Time ms={row.revokedAt} />
+                </span>
+              ) : null}
+            </>,
+            row.revokedAt === null ? <a href={paths.revokeKey(props.account.id, row.id)}>Revoke…</a> : null,
+          ],
+        }))}
+      />
+    </section>
+  );
+}
+
+async function keysPage(
+  c: Context<DashboardEnv>,
+  account: AccountRow,
+  extra: {
+    created?: { row: ApiKeyRow; key: string };
+    form?: { values: KeyValues; errors: FieldErrors };
+  } = {},
+) {
+  const rows = await listKeys(c.get("db"), account.id);
+  const defaultRateLimit = c.get("config").defaultRateLimitPerMinute;
+  const done = doneMessage(c, {
+    revoked: "Key revoked. Requests with it are refused from now on; its record stays for audit.",
+  });
+  return render(
+    c,
+    `API keys · ${account.name}`,
+    <>
+      <AccountHeader account={account} tab="keys" />
+      {done ? <Notice kind="ok">{done}</Notice> : null}
+      {extra.created ? <NewKey keyRow={extra.created.row} fullKey={extra.created.key} /> : null}
+      <KeyList account={account} rows={rows} defaultRateLimit={defaultRateLimit} now={Date.now()} />
+      <CreateKeyForm
+        account={account}
+        defaultRateLimit={defaultRateLimit}
+        values={extra.form?.values}
+        errors={extra.form?.errors}
+      />
+    </>,
+    extra.form ? 400 : extra.created ? 201 : 200,
+  );
+}
+
+/** The account's key named by the URL (a key of another account is not found here). */
+async function loadKey(c: Context<DashboardEnv>, account: AccountRow) {
+  const keyId = c.req.param("keyId");
+  const row = (await listKeys(c.get("db"), account.id)).find((key) => key.id === keyId);
+  if (!row) throw notFound("This key");
+  return row;
+}
+
+function ConfirmRevoke(props: { account: AccountRow; row: ApiKeyRow }) {
+  const { account, row } = props;
+  return (
+    <section class="panel">
+      <h2>
+        Revoke <code>{maskKey(row.id)}</code>
+        {row.name ? ` “${row.name}”` : ""}?
+      </h2>
+      <p>
+        Every request with this key is refused from the very next one, for good: a revoked key cannot be
+        restored. Deploy a replacement first if something still uses it.
+      </p>
+      <PostForm action={paths.revokeKey(account.id, row.id)} class="actions">
+        <button type="submit" class="danger">
+          Revoke the key
+        </button>
+        <a href={paths.keys(account.id)}>Cancel</a>
+      </PostForm>
+    </section>
+  );
+}
+
+export function registerKeys(app: Hono<DashboardEnv>) {
+  app.get("/accounts/:accountId/keys", async (c) => keysPage(c, await loadAccount(c)));
+
+  app.post("/accounts/:accountId/keys", async (c) => {
+    const account = await loadAccount(c);
+    const form = c.get("form");
+    const values: KeyValues = {
+      name: text(form, "name"),
+      scopes: list(form, "scopes"),
+      expires: text(form, "expires_in_days"),
+      rateLimit: text(form, "rate_limit_per_minute"),
+    };
+    const input = validate(
+      CreateKeyBody,
+      {
+        name: values.name.trim() === "" ? undefined : values.name,
+        scopes: values.scopes,
+        expires_in_days: optionalInt(form, "expires_in_days"),
+        rate_limit_per_minute: optionalInt(form, "rate_limit_per_minute"),
+      },
+      {
+        name: "At most 100 characters.",
+        scopes: "Choose at least one scope.",
+        expires_in_days: "A whole number of days from 1 to 365, or empty for no expiry.",
+        rate_limit_per_minute: "A whole number from 1 to 100,000, or empty for the default.",
+      },
+    );
+    if (!input.ok) return keysPage(c, account, { form: { values, errors: input.errors } });
+    const created = await createKey(
+      c.get("db"),
+      account.id,
+      {
+        name: input.value.name,
+        scopes: input.value.scopes,
+        expiresInDays: input.value.expires_in_days,
+        rateLimitPerMinute: input.value.rate_limit_per_minute,
+      },
+      Date.now(),
+    );
+    // Rendered in this response only, never redirected with: the full key exists nowhere else.
+    return keysPage(c, account, { created });
+  });
+
+  app.get("/accounts/:accountId/keys/:keyId/revoke", async (c) => {
+    const account = await loadAccount(c);
+    const row = await loadKey(c, account);
+    if (row.revokedAt !== null) return c.redirect(paths.keys(account.id), 303);
+    return render(
+      c,
+      `Revoke ${maskKey(row.id)}`,
+      <>
+        <AccountHeader account={account} tab="keys" />
+        <ConfirmRevoke account={account} row={row} />
+      </>,
+    );
+  });
+
+  app.post("/accounts/:accountId/keys/:keyId/revoke", async (c) => {
+    const account = await loadAccount(c);
+    const row = await loadKey(c, account);
+    // D1 first, then the key's gate: refused on the very next request, as with POST /admin/v1/keys/{id}/revoke.
+    await revokeKey(c.get("db"), c.env, row.id, Date.now());
+    return c.redirect(`${paths.keys(account.id)}${query({ done: "revoked" })}`, 303);
+  });
+}

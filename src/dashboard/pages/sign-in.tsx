@@ -1,0 +1,74 @@
+import type { Context, Hono } from "hono";
+import { digestsEqual, hashSecret } from "../../auth/token";
+import type { DashboardEnv } from "../context";
+import { text } from "../forms";
+import {
+  adminToken,
+  clearCookie,
+  LOGIN_COOKIE,
+  readSession,
+  SESSION_COOKIE,
+  setSessionCookie,
+  verifyForm,
+} from "../middleware";
+import { paths, query, safeNext } from "../paths";
+import { render } from "../render";
+import { csrfToken, newSession, sealSession } from "../session";
+import { Notice, PostForm } from "../views/components";
+
+function SignIn(props: { next?: string; error?: string }) {
+  return (
+    <div class="login panel">
+      <h1>Sign in</h1>
+      <p class="muted">Operators sign in with the deployment's admin token (ADMIN_TOKEN).</p>
+      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      <PostForm action={`${paths.login}${query({ next: props.next })}`} class="stack">
+        <label for="token">
+          Admin token
+          <input id="token" name="token" type="password" required autocomplete="current-password" />
+        </label>
+        <button type="submit">Sign in</button>
+      </PostForm>
+    </div>
+  );
+}
+
+/**
+ * The sign-in form is protected like every other form: it carries the CSRF token of a short-lived signed
+ * pre-session, kept in a cookie that only the sign-in path receives.
+ */
+async function showSignIn(c: Context<DashboardEnv>, status: 200 | 401 | 403, error?: string) {
+  let pre = await readSession(c, LOGIN_COOKIE, "login");
+  if (!pre) {
+    pre = newSession("login", Date.now());
+    setSessionCookie(c, LOGIN_COOKIE, await sealSession(adminToken(c), pre), pre);
+  }
+  c.set("csrf", await csrfToken(adminToken(c), pre));
+  const next = c.req.query("next");
+  return render(c, "Sign in", <SignIn next={next ? safeNext(next) : undefined} error={error} />, status);
+}
+
+export function registerSignIn(app: Hono<DashboardEnv>) {
+  app.get("/login", async (c) => {
+    if (await readSession(c, SESSION_COOKIE, "session"))
+      return c.redirect(safeNext(c.req.query("next")), 303);
+    return showSignIn(c, 200);
+  });
+
+  app.post(
+    "/login",
+    verifyForm((c) => readSession(c, LOGIN_COOKIE, "login")),
+    async (c) => {
+      // Compared as digests: constant time, and the lengths leak nothing.
+      const [presented, wanted] = await Promise.all([
+        hashSecret(text(c.get("form"), "token").trim()),
+        hashSecret(adminToken(c)),
+      ]);
+      if (!digestsEqual(presented, wanted)) return showSignIn(c, 401, "That is not the admin token.");
+      const session = newSession("session", Date.now());
+      setSessionCookie(c, SESSION_COOKIE, await sealSession(adminToken(c), session), session);
+      clearCookie(c, LOGIN_COOKIE);
+      return c.redirect(safeNext(c.req.query("next")), 303);
+    },
+  );
+}

@@ -1,0 +1,100 @@
+import type { Context, Hono } from "hono";
+import type { AccountRow } from "../../db/schema";
+import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
+import type { DashboardEnv } from "../context";
+import { doneMessage, loadAccount } from "../load";
+import { paths, query } from "../paths";
+import { render } from "../render";
+import { AccountHeader, Badge, Notice, PostForm, SecretField, Time } from "../views/components";
+import { formatRemaining } from "../views/format";
+
+type ActiveSecret = { secret: string; activeUntil: number | null };
+
+/** Enough to tell secrets apart on screen without showing them. */
+const masked = (secret: string) => `whsec_${"•".repeat(12)}${secret.slice(-4)}`;
+
+function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now: number }) {
+  return (
+    <div class="stack">
+      {props.secrets.map((s, i) => (
+        <div class="panel" data-secret-role={s.activeUntil === null ? "current" : "previous"}>
+          <h3>
+            <Badge value={s.activeUntil === null ? "current" : "previous"} />{" "}
+            {s.activeUntil === null ? "Current secret" : "Previous secret"}
+          </h3>
+          {props.revealed ? (
+            <SecretField id={`secret-${i}`} label="Webhook signing secret" value={s.secret} />
+          ) : (
+            <p>
+              <code>{masked(s.secret)}</code>
+            </p>
+          )}
+          <p class="muted small">
+            {s.activeUntil === null ? (
+              "Signs every delivery until the next rotation."
+            ) : (
+              <>
+                Still signs deliveries (a second <code>v1,</code> signature) until <Time ms={s.activeUntil} />
+                : <strong class="remaining">{formatRemaining(s.activeUntil - props.now)} left</strong>.
+              </>
+            )}
+          </p>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+async function secretPage(c: Context<DashboardEnv>, account: AccountRow, revealed: boolean) {
+  const now = Date.now();
+  const secrets = await activeSecrets(c.get("db"), account.id, now);
+  const done = doneMessage(c, {
+    rotated: "Secret rotated. Reveal it to copy the new one; the previous one keeps signing for 24 h.",
+  });
+  return render(
+    c,
+    `Webhook secret · ${account.name}`,
+    <>
+      <AccountHeader account={account} tab="webhook" />
+      {done ? <Notice kind="ok">{done}</Notice> : null}
+      <div class="grid">
+        <section>
+          <Secrets secrets={secrets} revealed={revealed} now={now} />
+          {revealed ? null : (
+            <PostForm action={paths.revealSecret(account.id)}>
+              <button type="submit" class="secondary">
+                Reveal {secrets.length > 1 ? "secrets" : "secret"}
+              </button>
+            </PostForm>
+          )}
+        </section>
+        <section class="panel">
+          <h2>Rotate</h2>
+          <p>
+            Issues a new signing secret. The current one keeps signing for{" "}
+            {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so receivers can switch without missing a
+            delivery.
+          </p>
+          <PostForm action={paths.rotateSecret(account.id)}>
+            <button type="submit">Rotate the secret</button>
+          </PostForm>
+        </section>
+      </div>
+    </>,
+  );
+}
+
+export function registerWebhookSecret(app: Hono<DashboardEnv>) {
+  app.get("/accounts/:accountId/webhook-secret", async (c) => secretPage(c, await loadAccount(c), false));
+
+  // Revealing is a POST so the secret is only ever sent on a deliberate, CSRF-checked request.
+  app.post("/accounts/:accountId/webhook-secret/reveal", async (c) =>
+    secretPage(c, await loadAccount(c), true),
+  );
+
+  app.post("/accounts/:accountId/webhook-secret/rotate", async (c) => {
+    const account = await loadAccount(c);
+    await rotateWebhookSecret(c.get("db"), account.id, Date.now());
+    return c.redirect(`${paths.webhookSecret(account.id)}${query({ done: "rotated" })}`, 303);
+  });
+}
