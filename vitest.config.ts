@@ -20,6 +20,7 @@ const worker = defineProject({
           ENGINE_SECRET: inject("engineSecret"),
           ENGINE_URL: inject("engineUrl"),
           ALLOW_PRIVATE_SOURCES: "true",
+          WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",
         },
       },
     })),
@@ -27,20 +28,11 @@ const worker = defineProject({
   test: {
     name: "worker",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/node/**", "test/e2e/**", "test/browser/**"],
+    exclude: ["test/e2e/**", "test/browser/**"],
     globalSetup: ["./test/global-setup.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-  },
-});
-
-const node = defineProject({
-  test: {
-    name: "node",
-    environment: "node",
-    include: ["test/node/**/*.test.ts"],
-    testTimeout: 60_000,
   },
 });
 
@@ -56,6 +48,20 @@ const e2e = defineProject({
   },
 });
 
+/**
+ * The dashboard in headless Chromium (Debian's package at /usr/bin/chromium, driven by playwright-core) against
+ * the service started like `npm run dev`; the suite skips itself when Chromium is not installed.
+ */
+const browser = defineProject({
+  test: {
+    name: "browser",
+    environment: "node",
+    include: ["test/browser/**/*.test.ts"],
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
+  },
+});
+
 export default defineConfig({
-  test: { projects: [worker, node, e2e] },
+  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser] },
 });

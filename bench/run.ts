@@ -1,25 +1,24 @@
 /**
  * npm run bench: starts the service as `npm run dev` does (own ports, fresh state) and prints one line per
- * benchmark, each a ratio against a baseline measured in the same run.
+ * benchmark, each against a baseline measured in the same run (a bare route, sharp, ffprobe, the task's own
+ * completion time). `npm run bench:engine` measures the media engine against raw ffmpeg.
  */
 import { authOverhead } from "./auth-overhead.ts";
 import { startService } from "./lib/service.ts";
+import { operationBenchmarks } from "./operations.ts";
+import { taskBenchmarks } from "./tasks.ts";
 
 const service = await startService();
 try {
-  // A task to read: created through the public API once task creation exists; until then a missing id
-  // exercises the same authentication, rate-limit and lookup path (answering 404).
   const created = await fetch(`${service.base}/v1/tasks`, {
     method: "POST",
     headers: { Authorization: `Bearer ${service.apiKey}`, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      type: "image.watermark",
-      source_url: "http://127.0.0.1:9/none.png",
-      params: { text: "x" },
-    }),
+    body: JSON.stringify({ type: "video.probe", source_url: "http://127.0.0.1:9/none.mp4" }),
   });
-  const taskId = created.status === 201 ? ((await created.json()) as { id: string }).id : "";
-  await authOverhead(service, taskId || undefined);
+  if (created.status !== 201) throw new Error(`creating the task to read failed: ${created.status}`);
+  await authOverhead(service, ((await created.json()) as { id: string }).id);
+  await operationBenchmarks(service);
+  await taskBenchmarks(service);
 } finally {
   service.stop();
 }

@@ -21,7 +21,9 @@ if (!recentEnough) {
   const prefix = path.join(root, ".tools", "node");
   node = path.join(prefix, "node_modules", pkg, "bin", process.platform === "win32" ? "node.exe" : "node");
   if (!existsSync(node)) {
-    console.error(`Node ${process.versions.node} is older than 22.18: installing ${pkg}@22 into .tools/node (once)…`);
+    console.error(
+      `Node ${process.versions.node} is older than 22.18: installing ${pkg}@22 into .tools/node (once)…`,
+    );
     execFileSync("npm", ["install", "--prefix", prefix, `${pkg}@22`, "--no-audit", "--no-fund"], {
       stdio: ["ignore", "inherit", "inherit"],
       shell: process.platform === "win32",
