@@ -49,7 +49,9 @@ export class KeyGate extends DurableObject<Env> {
     this.buckets ??= this.ctx.storage.kv.get<Bucket[]>("buckets") ?? [];
     const { decision, buckets } = slideWindow(this.buckets, record.rateLimitPerMinute ?? defaultLimit, now);
     this.buckets = buckets;
-    if (decision.allowed) this.ctx.storage.kv.put("buckets", buckets);
+    // Persisted for eviction, without holding the answer until the write is confirmed: the in-memory window
+    // is authoritative while the object lives, and the object is single-threaded, so counting stays exact.
+    if (decision.allowed) void this.ctx.storage.put("buckets", buckets, { allowUnconfirmed: true });
 
     if (record.lastUsedAt === null || now - record.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
       record.lastUsedAt = now;
