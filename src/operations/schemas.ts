@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { POSITIONS } from "../images";
 
 /** Pieces shared by the operations' params and results (decisions.md §4 and §5). */
 
@@ -14,18 +15,6 @@ export const Seconds = z
   .number()
   .min(0)
   .max(86_400 * 7);
-
-export const POSITIONS = [
-  "top-left",
-  "top",
-  "top-right",
-  "left",
-  "center",
-  "right",
-  "bottom-left",
-  "bottom",
-  "bottom-right",
-] as const;
 
 /** The watermark parameters shared by image.watermark and video.watermark. */
 export const watermarkShape = {
