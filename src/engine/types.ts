@@ -6,7 +6,10 @@
 
 export const ENGINE_PROTOCOL_VERSION = 1;
 
-/** Operations the engine runs (decisions.md §1: everything but image.watermark). */
+/**
+ * Operations the engine runs (decisions.md §1): everything but image.watermark, which the Worker runs itself
+ * up to 2.2 megapixels and hands to the engine above that (src/operations/image-watermark.ts).
+ */
 export const ENGINE_JOB_TYPES = [
   "video.watermark",
   "video.extract-cover",
@@ -14,6 +17,7 @@ export const ENGINE_JOB_TYPES = [
   "audio.trim",
   "video.extract-audio",
   "video.probe",
+  "image.watermark",
 ] as const;
 export type EngineJobType = (typeof ENGINE_JOB_TYPES)[number];
 

@@ -10,19 +10,21 @@ import {
   watermarkImage,
 } from "../images";
 import { Semaphore } from "../util/semaphore";
-import { callEngine, engineFailure } from "./engine-runner";
+import { callEngine, engineFailure, runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape } from "./schemas";
 import { defineOperation, type RunContext } from "./types";
 
 /**
  * Images up to this many pixels are watermarked inside the Worker (measured peak ≈ 62 MB at 1920×1080, see
  * docs/performance.md); one at a time per isolate, so concurrent requests cannot add up past the Worker's
- * 128 MB. Larger images (up to the 16.8 MP limit) would not fit and are refused until the engine takes them.
+ * 128 MB. Larger images, up to the 16.8 MP limit, would not fit with the WASM codecs: the media engine
+ * watermarks those (its job image.watermark takes exactly these params and fetches the source and the logo
+ * itself).
  */
 export const IN_WORKER_MAX_PIXELS = 2_200_000;
 const inWorker = new Semaphore(1);
 
-/** Fetches an image through the engine's SSRF-guarded fetcher; the bytes are sniffed there and checked here. */
+/** Fetches an image through the engine's SSRF-guarded fetcher; the answer carries its sniffed type and size. */
 async function fetchImage(ctx: RunContext, url: string, field: string) {
   const response = await callEngine(ctx, () =>
     ctx.engine.fetchSource(
@@ -36,9 +38,14 @@ async function fetchImage(ctx: RunContext, url: string, field: string) {
     if (error.errors) throw ApiError.invalid(field, error.detail);
     throw error;
   }
-  readFetchedMedia(response);
-  return new Uint8Array(await response.arrayBuffer());
+  return { response, media: readFetchedMedia(response) };
 }
+
+const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
+
+/** Too large for the WASM codecs, within the image limit: the engine's job. */
+const forEngine = (width: number, height: number) =>
+  width * height > IN_WORKER_MAX_PIXELS && width * height <= MAX_IMAGE_PIXELS;
 
 function imageError(error: unknown): never {
   if (error instanceof ImageInputError) throw new ApiError(error.code, error.message);
@@ -61,23 +68,26 @@ export const imageWatermark = defineOperation({
   result: z.object({ ...fileResultShape, ...dimensionsShape }).openapi("ImageWatermarkResult"),
   async run(ctx, sourceUrl, params) {
     const started = performance.now();
-    const base = await fetchImage(ctx, sourceUrl, "source_url");
+    const source = await fetchImage(ctx, sourceUrl, "source_url");
+    // The size from the fetch answer's header decides before the body is read; without it, the bytes do.
+    let base: Uint8Array | undefined;
+    let { width, height } = source.media;
+    if (width === undefined || height === undefined) {
+      base = await bytesOf(source.response);
+      ({ width, height } = readImageHeader(base) ?? {});
+    }
+    if (width !== undefined && height !== undefined && forEngine(width, height)) {
+      await source.response.body?.cancel();
+      ctx.timing.add("fetch", performance.now() - started);
+      // The engine fetches the source again (and the logo) through the same guarded fetcher.
+      return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+    }
+    base ??= await bytesOf(source.response);
     const logo = params.watermark_url
-      ? await fetchImage(ctx, params.watermark_url, "params.watermark_url")
+      ? await bytesOf((await fetchImage(ctx, params.watermark_url, "params.watermark_url")).response)
       : undefined;
     ctx.timing.add("fetch", performance.now() - started);
 
-    const header = readImageHeader(base);
-    if (
-      header &&
-      header.width * header.height > IN_WORKER_MAX_PIXELS &&
-      header.width * header.height <= MAX_IMAGE_PIXELS
-    ) {
-      throw new ApiError(
-        "REQUEST_BODY_TOO_LARGE",
-        `Images above ${(IN_WORKER_MAX_PIXELS / 1e6).toFixed(1)} megapixels are not supported yet (this one has ${((header.width * header.height) / 1e6).toFixed(1)}).`,
-      );
-    }
     const result = await ctx.timing.measure("process", () =>
       inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
     );

@@ -13,6 +13,7 @@ export const JOB_TYPES = [
   "audio.trim",
   "video.extract-audio",
   "video.probe",
+  "image.watermark",
 ] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 

@@ -11,10 +11,11 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { EngineConfig } from "./config.ts";
 import { JobRegistry } from "./jobs.ts";
-import { versionLine } from "./pipeline/ffmpeg.ts";
+import { runFfmpeg, versionLine } from "./pipeline/ffmpeg.ts";
 import { OPERATIONS } from "./pipeline/index.ts";
-import { type JobContext, type Output, openInput, prepareInput } from "./pipeline/job.ts";
+import { type JobContext, type Output, openInput, prepareImage } from "./pipeline/job.ts";
 import { Relay } from "./pipeline/relay.ts";
+import { runMediaJob } from "./pipeline/speculate.ts";
 import { Pool } from "./pool.ts";
 import {
   EngineError,
@@ -173,13 +174,36 @@ export async function createEngineServer(
    */
   const delivered = new WeakSet<http.ServerResponse>();
 
-  /** Aborts the job when the client goes away before the response is complete. */
-  const abortOnDisconnect = (res: http.ServerResponse, controller: AbortController) => {
-    const gone = () => controller.abort(new EngineError("INTERNAL", "the client went away"));
-    res.on("close", () => {
-      if (!res.writableEnded && !delivered.has(res)) gone();
+  /**
+   * Aborts the job when the client goes away before the response is complete, i.e. when the connection
+   * (the request's socket) closes first. Two things look like a disconnect and are not: the request
+   * stream's own 'close' (it closes as soon as its body has been read), and `res.socket === null`. On a
+   * keep-alive connection the client may send its next request as soon as it has the previous answer's
+   * Content-Length bytes, while our end of that answer is still finishing (the file stream has not seen
+   * its end yet); Node then parses the new request and queues its response without a socket until the
+   * previous one is done. Such a queued response gets no 'close' if the connection drops, so the socket's
+   * 'close' is watched as well.
+   */
+  const abortOnDisconnect = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    controller: AbortController,
+  ) => {
+    const gone = () => {
+      if (!res.writableEnded && !delivered.has(res)) {
+        controller.abort(new EngineError("INTERNAL", "the client went away"));
+      }
+    };
+    const connection = req.socket;
+    if (connection.destroyed) {
+      gone();
+      return;
+    }
+    connection.once("close", gone);
+    res.once("close", () => {
+      connection.off("close", gone);
+      gone();
     });
-    if (res.socket === null || res.socket.destroyed) gone();
   };
 
   const streamFile = async (
@@ -189,7 +213,11 @@ export async function createEngineServer(
     headers: http.OutgoingHttpHeaders,
   ) => {
     res.writeHead(200, { "content-length": size, ...headers });
-    const file$ = createReadStream(file);
+    // Bounded by the known size: the response ends with its last byte, not one empty read later.
+    const file$ = createReadStream(file, {
+      highWaterMark: 1024 * 1024,
+      ...(size > 0 ? { start: 0, end: size - 1 } : {}),
+    });
     let sent = 0;
     file$.on("data", (chunk) => {
       sent += chunk.length;
@@ -219,7 +247,7 @@ export async function createEngineServer(
     const prepared = OPERATIONS[type](body.params);
     const job = jobs.create(jobId);
     const { signal } = job.controller;
-    abortOnDisconnect(res, job.controller);
+    abortOnDisconnect(req, res, job.controller);
     const timer = setTimeout(
       () =>
         job.controller.abort(
@@ -258,9 +286,12 @@ export async function createEngineServer(
           fetched = performance.now();
         },
         defer: (fn) => deferred.push(fn),
+        runFfmpeg: (args, opts) => runFfmpeg(config.binaries.ffmpeg, args, opts),
       };
-      const input = await prepareInput(ctx, url, prepared.probeArgs);
-      const output: Output = await prepared.run(ctx, input);
+      const output: Output =
+        prepared.kind === "image"
+          ? await prepared.run(ctx, await prepareImage(ctx, url))
+          : await runMediaJob(ctx, url, prepared);
       processed = performance.now();
       job.progress = 1;
       // The slot is free as soon as the file exists; streaming it back is only I/O.
@@ -318,7 +349,7 @@ export async function createEngineServer(
     }
     const kinds = accept as MediaKind[];
     const controller = new AbortController();
-    abortOnDisconnect(res, controller);
+    abortOnDisconnect(req, res, controller);
     const timer = setTimeout(
       () => controller.abort(new EngineError("PROCESSING_TIMEOUT", "fetching the source took too long")),
       timeoutMs,

@@ -174,3 +174,100 @@ export async function mp4Truncation(
   }
   return null;
 }
+
+/** What an image's header says, read before anything is decoded (decisions.md §9). */
+export interface ImageHeader {
+  width: number;
+  height: number;
+  /** The image carries transparency (PNG alpha colour type or tRNS, WebP alpha flag). */
+  alpha: boolean;
+  /** Animated WebP (not supported). */
+  animated: boolean;
+}
+
+/**
+ * Reads the header of a PNG, JPEG or WebP through `read` (bytes at an offset, fewer at the end of the file),
+ * walking PNG chunks and JPEG segments as far as needed (a JPEG's frame header may follow large EXIF
+ * segments), so that limits are checked before the image is decoded. Null when no header is found.
+ */
+export async function readImageHeader(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+  format: string,
+): Promise<ImageHeader | null> {
+  const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
+  const u32 = (b: Uint8Array, o: number) =>
+    ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+  if (format === "png") {
+    const head = await read(0, 33);
+    if (head.length < 33 || ascii(head, 12, 4) !== "IHDR") return null;
+    const colorType = head[25]!;
+    let alpha = colorType === 4 || colorType === 6;
+    // A tRNS chunk (before the first IDAT) gives palette, grey or RGB images transparency.
+    for (let offset = 33, chunks = 0; !alpha && chunks < 256; chunks++) {
+      const chunk = await read(offset, 8);
+      if (chunk.length < 8) break;
+      const type = ascii(chunk, 4, 4);
+      if (type === "IDAT" || type === "IEND") break;
+      if (type === "tRNS") alpha = true;
+      offset += 12 + u32(chunk, 0);
+    }
+    return { width: u32(head, 16), height: u32(head, 20), alpha, animated: false };
+  }
+  if (format === "webp") {
+    const head = await read(0, 30);
+    if (head.length < 30 || ascii(head, 0, 4) !== "RIFF" || ascii(head, 8, 4) !== "WEBP") return null;
+    const chunk = ascii(head, 12, 4);
+    if (chunk === "VP8X") {
+      const flags = head[20]!;
+      return {
+        width: 1 + (head[24]! | (head[25]! << 8) | (head[26]! << 16)),
+        height: 1 + (head[27]! | (head[28]! << 8) | (head[29]! << 16)),
+        alpha: (flags & 0x10) !== 0,
+        animated: (flags & 0x02) !== 0,
+      };
+    }
+    if (chunk === "VP8 ") {
+      if (head[23] !== 0x9d || head[24] !== 0x01 || head[25] !== 0x2a) return null;
+      const width = (head[26]! | (head[27]! << 8)) & 0x3fff;
+      const height = (head[28]! | (head[29]! << 8)) & 0x3fff;
+      return { width, height, alpha: false, animated: false };
+    }
+    if (chunk === "VP8L") {
+      if (head[20] !== 0x2f) return null;
+      const bits = (head[21]! | (head[22]! << 8) | (head[23]! << 16) | (head[24]! << 24)) >>> 0;
+      return {
+        width: (bits & 0x3fff) + 1,
+        height: ((bits >>> 14) & 0x3fff) + 1,
+        alpha: ((bits >>> 28) & 1) === 1,
+        animated: false,
+      };
+    }
+    return null;
+  }
+  if (format === "jpeg") {
+    let offset = 2;
+    for (let segments = 0; segments < 4096; segments++) {
+      const seg = await read(offset, 10);
+      if (seg.length < 4 || seg[0] !== 0xff) return null;
+      const marker = seg[1]!;
+      if (marker === 0xff) {
+        offset++; // fill byte
+        continue;
+      }
+      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+        offset += 2; // markers without a length
+        continue;
+      }
+      if (marker === 0xda || marker === 0xd9) return null; // scan data or end before any frame header
+      // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        if (seg.length < 9) return null;
+        return { width: u16(seg, 7), height: u16(seg, 5), alpha: false, animated: false };
+      }
+      const length = u16(seg, 2);
+      if (length < 2) return null;
+      offset += 2 + length;
+    }
+  }
+  return null;
+}

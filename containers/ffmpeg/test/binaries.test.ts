@@ -103,6 +103,15 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
       "mp4",
       { width: 640 },
     ],
+    [
+      "image.watermark",
+      FIXTURES.jpeg,
+      { watermark_url: media(FIXTURES.logo), format: "webp" },
+      "webp",
+      { width: 300, height: 200 },
+    ],
+    ["image.watermark", FIXTURES.logo, { text: "npm" }, "png", { width: 160, height: 80 }],
+    ["image.watermark", FIXTURES.logo, { text: "npm", format: "jpeg" }, "jpeg", { width: 160 }],
   ])("%s %s %o", async (type, source, params, format, expected) => {
     const res = await job(type, source, params);
     expect(res.status, await res.clone().text()).toBe(200);

@@ -266,6 +266,20 @@ describe("sources that cannot be fetched → 502 naming the cause", () => {
     expect(err.message).toBe(message);
   });
 
+  test.each<[string, Record<string, unknown>]>([
+    ["audio.trim", { start: 2, end: 18 }],
+    ["video.extract-audio", { format: "wav" }],
+    ["video.trim", { start: 1, end: 18, mode: "fast" }],
+  ])("a source that closes early under %s: 502, not a shorter result", async (type, params) => {
+    // /short/ declares the whole length and closes after half of it; ffmpeg takes that for the end.
+    const err = await expectError(
+      await engine.job(type, { source_url: fixtureUrl(`/short/${FIXTURES.long}`), params }),
+      502,
+      "SOURCE_UNREACHABLE",
+    );
+    expect(err.message).toMatch(/^the (connection to the source was reset|source closed the connection)/);
+  });
+
   test("a watermark logo that cannot be fetched", async () => {
     const res = await engine.job("video.watermark", {
       source_url: media(FIXTURES.av),

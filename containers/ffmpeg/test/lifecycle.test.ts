@@ -3,6 +3,9 @@
  * no temp file; a saturated engine answers SERVICE_UNAVAILABLE; sources still downloading are read
  * through the relay.
  */
+import { once } from "node:events";
+import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { liveProcesses } from "../src/pipeline/ffmpeg.ts";
 import type { EngineResult } from "../src/protocol.ts";
@@ -15,6 +18,7 @@ import {
   fixtureUrl,
   jobId,
   media,
+  SECRET,
   saveBody,
   startTestEngine,
   type TestEngine,
@@ -118,6 +122,89 @@ describe("abort", () => {
     });
     expect(await errorOf(res)).toMatchObject({ status: 504, code: "PROCESSING_TIMEOUT" });
     await expectClean();
+  });
+});
+
+describe("keep-alive connections", () => {
+  /** POSTs over a node:http agent with one keep-alive socket: every request reuses the previous connection. */
+  const post = (agent: http.Agent, route: string, body: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const url = new URL(route, engine.url);
+      const req = http.request(
+        url,
+        {
+          method: "POST",
+          agent,
+          headers: { ...AUTH, "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: res.statusCode === 200 ? "" : Buffer.concat(chunks).toString(),
+            }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end(data);
+    });
+
+  test("back-to-back requests on one connection are never taken for a disconnect", async () => {
+    // The client sends the next request as soon as it has the previous file's bytes, often before the
+    // engine's end of that response has finished; Node then queues the new response without a socket.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const failures: string[] = [];
+      for (let i = 0; i < 240; i++) {
+        const name = [FIXTURES.photo3mp, FIXTURES.jpeg, FIXTURES.logo][i % 3]!;
+        const res =
+          i % 40 === 39
+            ? await post(agent, "/v1/jobs/video.probe", { job_id: jobId(), source_url: media(FIXTURES.av) })
+            : await post(agent, "/v1/fetch", { source_url: media(name) });
+        if (res.status !== 200) failures.push(`#${i} ${res.status} ${res.text}`);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      agent.destroy();
+    }
+    await expectClean();
+  });
+
+  test("a pipelined job waits behind the first; closing the connection aborts both", async () => {
+    const ids = [jobId(), jobId()];
+    const request = (id: string) => {
+      const body = JSON.stringify({
+        job_id: id,
+        source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=400`),
+        params: { text: "pipelined" },
+      });
+      return (
+        "POST /v1/jobs/video.watermark HTTP/1.1\r\nHost: engine\r\n" +
+        `Authorization: Bearer ${SECRET}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      );
+    };
+    const { hostname, port } = new URL(engine.url);
+    const socket = net.connect(Number(port), hostname);
+    await once(socket, "connect");
+    socket.on("error", () => {});
+    socket.write(request(ids[0]!) + request(ids[1]!));
+    let first = await status(ids[0]!);
+    for (let i = 0; i < 200 && !(first?.state === "running" && first.progress > 0); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      first = await status(ids[0]!);
+    }
+    expect(first).toMatchObject({ state: "running" });
+    // The second answer is queued behind the first on the same connection: the client is still there.
+    expect(await status(ids[1]!)).toEqual({ state: "queued", progress: 0 });
+    socket.destroy();
+    await expectClean();
+    expect(await status(ids[0]!)).toBeNull();
+    expect(await status(ids[1]!)).toBeNull();
   });
 });
 

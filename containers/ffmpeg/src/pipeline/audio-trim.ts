@@ -5,7 +5,6 @@
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { audioCopyContainer, CONTAINERS } from "./containers.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
@@ -21,17 +20,18 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   const container = copy ?? CONTAINERS.mp3;
   const codec = copy !== null ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "192k"];
   const out = outputPath(ctx, container.ext);
-  await runFfmpeg(
-    ctx.config.binaries.ffmpeg,
-    [
-      ...input.args(["-ss", sec(p.start)]),
-      ...["-t", sec(end - p.start), "-map", `0:${audio.index}`, "-vn", "-sn", "-dn"],
-      ...codec,
-      ...container.options,
-      ...["-f", container.muxer, out],
-    ],
-    { signal: ctx.signal, durationSec: end - p.start, onProgress: ctx.setProgress },
-  ).catch((err: unknown) => preferSourceError(input, err));
+  await ctx
+    .runFfmpeg(
+      [
+        ...input.args(["-ss", sec(p.start)]),
+        ...["-t", sec(end - p.start), "-map", `0:${audio.index}`, "-vn", "-sn", "-dn"],
+        ...codec,
+        ...container.options,
+        ...["-f", container.muxer, out],
+      ],
+      { signal: ctx.signal, durationSec: end - p.start, onProgress: ctx.setProgress },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
   const outDuration = info.duration ?? end - p.start;
@@ -51,5 +51,5 @@ async function run(ctx: JobContext, input: Input, p: Window) {
 
 export function audioTrim(raw: unknown): PreparedJob {
   const params = readWindow(readParams(raw, ["start", "end", "duration"]));
-  return { probeArgs: [], run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
 }

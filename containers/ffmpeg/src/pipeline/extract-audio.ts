@@ -5,7 +5,6 @@
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { audioCopyContainer, CONTAINERS, type Container } from "./containers.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
@@ -87,23 +86,24 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     if (p.channels !== undefined) codec.push("-ac", String(p.channels));
   }
   const out = outputPath(ctx, container.ext);
-  await runFfmpeg(
-    ctx.config.binaries.ffmpeg,
-    [
-      ...input.args(),
-      "-map",
-      `0:${audio.index}`,
-      "-vn",
-      "-sn",
-      "-dn",
-      ...codec,
-      ...container.options,
-      "-f",
-      container.muxer,
-      out,
-    ],
-    { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
-  ).catch((err: unknown) => preferSourceError(input, err));
+  await ctx
+    .runFfmpeg(
+      [
+        ...input.args(),
+        "-map",
+        `0:${audio.index}`,
+        "-vn",
+        "-sn",
+        "-dn",
+        ...codec,
+        ...container.options,
+        "-f",
+        container.muxer,
+        out,
+      ],
+      { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
   return {
@@ -120,5 +120,5 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
 
 export function videoExtractAudio(raw: unknown): PreparedJob {
   const params = parse(raw);
-  return { probeArgs: [], run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
 }

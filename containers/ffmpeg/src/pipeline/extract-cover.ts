@@ -6,7 +6,6 @@ import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, readParams, sec } from "./params.ts";
@@ -53,14 +52,23 @@ export function coverSize(
   return { width: w, height: h };
 }
 
-function encoderArgs(p: CoverParams, alpha: boolean): string[] {
-  if (p.format === "jpeg") {
+/** Pixel format each image encoder gets (with or without alpha). */
+export function imagePixelFormat(format: "jpeg" | "png" | "webp", alpha: boolean): string {
+  if (format === "jpeg") return "yuvj420p";
+  if (format === "png") return alpha ? "rgba" : "rgb24";
+  return alpha ? "yuva420p" : "yuv420p";
+}
+
+/** Encoder arguments of an image output; `quality` 1–100 applies to JPEG and WebP. */
+export function imageEncoderArgs(format: "jpeg" | "png" | "webp", quality: number, alpha: boolean): string[] {
+  const pixFmt = ["-pix_fmt", imagePixelFormat(format, alpha)];
+  if (format === "jpeg") {
     // ffmpeg's JPEG scale: 2 (best) … 31 (worst)
-    const q = Math.round(2 + ((100 - p.quality) * 29) / 99);
-    return ["-c:v", "mjpeg", "-pix_fmt", "yuvj420p", "-q:v", String(q)];
+    const q = Math.round(2 + ((100 - quality) * 29) / 99);
+    return ["-c:v", "mjpeg", ...pixFmt, "-q:v", String(q)];
   }
-  if (p.format === "png") return ["-c:v", "png", "-pix_fmt", alpha ? "rgba" : "rgb24"];
-  return ["-c:v", "libwebp", "-quality", String(p.quality), "-pix_fmt", alpha ? "yuva420p" : "yuv420p"];
+  if (format === "png") return ["-c:v", "png", ...pixFmt];
+  return ["-c:v", "libwebp", "-quality", String(quality), ...pixFmt];
 }
 
 async function extract(ctx: JobContext, input: Input, p: CoverParams, time: number): Promise<string> {
@@ -78,17 +86,18 @@ async function extract(ctx: JobContext, input: Input, p: CoverParams, time: numb
     size.width === video.width && size.height === video.height
       ? []
       : ["-vf", `scale=${size.width}:${size.height}`];
-  await runFfmpeg(
-    ctx.config.binaries.ffmpeg,
-    [
-      ...input.args(["-ss", sec(time), ...decoder]),
-      ...["-map", `0:${video.index}`, "-frames:v", "1", "-an", "-sn", "-dn"],
-      ...filters,
-      ...encoderArgs(p, alpha),
-      ...["-f", container.muxer, out],
-    ],
-    { signal: ctx.signal },
-  ).catch((err: unknown) => preferSourceError(input, err));
+  await ctx
+    .runFfmpeg(
+      [
+        ...input.args(["-ss", sec(time), ...decoder]),
+        ...["-map", `0:${video.index}`, "-frames:v", "1", "-an", "-sn", "-dn"],
+        ...filters,
+        ...imageEncoderArgs(p.format, p.quality, alpha),
+        ...["-f", container.muxer, out],
+      ],
+      { signal: ctx.signal },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
   return out;
 }
 
@@ -121,5 +130,5 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
 
 export function videoExtractCover(raw: unknown): PreparedJob {
   const params = parse(raw);
-  return { probeArgs: [], run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
 }

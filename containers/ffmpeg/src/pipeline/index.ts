@@ -3,6 +3,7 @@ import type { JobType } from "../protocol.ts";
 import { audioTrim } from "./audio-trim.ts";
 import { videoExtractAudio } from "./extract-audio.ts";
 import { videoExtractCover } from "./extract-cover.ts";
+import { imageWatermark } from "./image-watermark.ts";
 import type { OperationFactory } from "./job.ts";
 import { videoProbe } from "./probe.ts";
 import { videoTrim } from "./trim.ts";
@@ -15,4 +16,5 @@ export const OPERATIONS: Record<JobType, OperationFactory> = {
   "audio.trim": audioTrim,
   "video.extract-audio": videoExtractAudio,
   "video.probe": videoProbe,
+  "image.watermark": imageWatermark,
 };

@@ -7,11 +7,11 @@ import type { EngineConfig } from "../config.ts";
 import { EngineError, type EngineResult, unsupported } from "../protocol.ts";
 import { type FetchPolicy, openSource } from "../security/fetcher.ts";
 import { LIMITS } from "../security/limits.ts";
-import { mp4Truncation, type Sniffed, sniff } from "../sniff.ts";
-import { runFfprobe } from "./ffmpeg.ts";
+import { type ImageHeader, mp4Truncation, readImageHeader, type Sniffed, sniff } from "../sniff.ts";
+import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";
 import type { Relay } from "./relay.ts";
-import { SourceDownload } from "./source.ts";
+import { type RangeOpener, SourceDownload } from "./source.ts";
 
 export interface JobContext {
   id: string;
@@ -27,6 +27,8 @@ export interface JobContext {
   markFetched(): void;
   /** Cleanup to run when the job ends (after the response). */
   defer(fn: () => void): void;
+  /** Runs ffmpeg (pipeline/ffmpeg.ts runFfmpeg); speculate.ts may share a run that started early. */
+  runFfmpeg(args: readonly string[], opts: FfmpegRun): Promise<string>;
 }
 
 export interface Input {
@@ -41,15 +43,37 @@ export type Output =
   | { kind: "file"; path: string; contentType: string; result: EngineResult }
   | { kind: "json"; body: unknown };
 
+/** An image source (image.watermark): downloaded completely, its header checked before anything decodes it. */
+export interface ImageInput {
+  source: SourceDownload;
+  format: "png" | "jpeg" | "webp";
+  demuxer: string;
+  header: ImageHeader;
+}
+
 /**
  * An operation with validated params, ready to run. Each operation module exports a function that
  * validates raw params (decisions.md §4, throwing VALIDATION_INVALID_ARGUMENT naming the field) and returns
- * one of these, so a bad request is refused before it takes a slot.
+ * one of these, so a bad request is refused before it takes a slot. Audio/video operations get their
+ * probed input (speculate.ts `runMediaJob`), image operations an `ImageInput` (`prepareImage`).
  */
-export interface PreparedJob {
+export type PreparedJob = PreparedMediaJob | PreparedImageJob;
+
+export interface PreparedMediaJob {
+  kind?: "media";
   /** Extra ffprobe arguments for the input probe. */
   probeArgs: string[];
+  /**
+   * The run may be started on a quick guess of the input while ffprobe runs (speculate.ts): only for runs
+   * that do nothing but read before their first ffmpeg.
+   */
+  speculate?: boolean;
   run(ctx: JobContext, input: Input): Promise<Output>;
+}
+
+export interface PreparedImageJob {
+  kind: "image";
+  run(ctx: JobContext, input: ImageInput): Promise<Output>;
 }
 
 export type OperationFactory = (rawParams: unknown) => PreparedJob;
@@ -63,23 +87,32 @@ export async function openInput(
   name: string,
 ): Promise<{ source: SourceDownload; sniffed: Sniffed | null }> {
   const opened = await openSource(url, field, ctx.policy, maxBytes, ctx.signal);
+  // Ranged requests go to the URL that answered (after redirects), checked again like the first.
+  const openRange: RangeOpener = (range) =>
+    openSource(opened.url.href, field, ctx.policy, maxBytes, ctx.signal, range);
   const source = new SourceDownload(
     opened,
     path.join(ctx.dir, name),
     maxBytes,
     ctx.policy.downloadAheadBytes,
+    {
+      open: openRange,
+      ...(ctx.policy.rangeGapBytes === undefined ? {} : { gapBytes: ctx.policy.rangeGapBytes }),
+    },
   );
   ctx.defer(() => source.destroy());
   const head = await source.read(0, LIMITS.sniffBytes);
   return { source, sniffed: sniff(head) };
 }
 
-/** Opens, sniffs and probes the job's audio/video source. */
-export async function prepareInput(
-  ctx: JobContext,
-  sourceUrl: string,
-  extraProbeArgs: readonly string[],
-): Promise<Input> {
+/** An opened and sniffed audio/video source, not yet probed. */
+export type OpenedInput = Omit<Input, "info"> & {
+  /** The spellings of this source in ffmpeg arguments (relay URL, file path). */
+  refs: readonly string[];
+};
+
+/** Opens and sniffs the job's audio/video source (MP4s are checked for truncation) and relays it. */
+export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promise<OpenedInput> {
   const { source, sniffed } = await openInput(ctx, sourceUrl, "source_url", ctx.maxSourceBytes, "source");
   if (sniffed === null) throw unsupported("the source is not a supported audio or video format");
   if (sniffed.kind === "image") {
@@ -108,25 +141,81 @@ export async function prepareInput(
       ? [...common, "-protocol_whitelist", "file", "-i", `file:${source.path}`]
       : [...common, "-protocol_whitelist", "http,tcp", "-i", relayed.url];
   };
+  return { source, sniffed, args, refs: [relayed.url, `file:${source.path}`] };
+}
+
+/** The input probe (ffprobe): what the operations need to know about the source. */
+export async function probeInput(
+  ctx: JobContext,
+  input: OpenedInput,
+  extraProbeArgs: readonly string[],
+): Promise<MediaInfo> {
+  const { source } = input;
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
-    ["-show_format", "-show_streams", ...extraProbeArgs, ...args()],
+    ["-show_format", "-show_streams", ...extraProbeArgs, ...input.args()],
     ctx.signal,
   ).catch((err: unknown) => {
     // A failed download explains a failed probe better than ffprobe does.
-    throw source.error ?? err;
+    throw source.error ?? source.rangeError ?? err;
   });
   const info = mediaInfo(probe);
   if (info.video === null && info.audio === null) {
     throw unsupported("the source has no audio or video stream");
   }
-  return { source, sniffed, info, args };
+  return info;
+}
+
+/**
+ * Opens an image source (PNG, JPEG or WebP, sniffed) and checks its header against the image limits
+ * (decisions.md §9: 25 MiB, 16.8 megapixels) before anything decodes it; then waits for the whole file.
+ */
+export async function prepareImage(ctx: JobContext, sourceUrl: string): Promise<ImageInput> {
+  const maxBytes = Math.min(ctx.maxSourceBytes, LIMITS.maxImageBytes);
+  const { source, sniffed } = await openInput(ctx, sourceUrl, "source_url", maxBytes, "source");
+  if (sniffed === null || sniffed.kind !== "image") {
+    throw unsupported("the source is not a PNG, JPEG or WebP image");
+  }
+  const header = await checkedImageHeader(source, sniffed.format, "the image");
+  ctx.markFetched();
+  await source.complete();
+  return { source, format: sniffed.format as ImageInput["format"], demuxer: sniffed.demuxer, header };
+}
+
+/** The header of a downloading image, refused when unreadable, animated or over the pixel limit. */
+export async function checkedImageHeader(
+  source: SourceDownload,
+  format: string,
+  label: string,
+): Promise<ImageHeader> {
+  const header = await readImageHeader((o, l) => source.read(o, l), format);
+  if (header === null || header.width === 0 || header.height === 0) {
+    throw unsupported(`${label} is truncated or its header cannot be read`);
+  }
+  if (header.animated) throw unsupported(`${label} is an animated WebP, which is not supported`);
+  const pixels = header.width * header.height;
+  if (pixels > LIMITS.maxImagePixels) {
+    throw new EngineError(
+      "REQUEST_BODY_TOO_LARGE",
+      `${label} is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels), over the limit of ${LIMITS.maxImagePixels / 1e6} megapixels`,
+    );
+  }
+  return header;
+}
+
+/** ffmpeg input arguments of an image on disk: forced demuxer, file only, decoder capped at the pixel limit. */
+export function imageInputArgs(path: string, demuxer: string): string[] {
+  return [
+    ...["-f", demuxer, "-max_pixels", String(LIMITS.maxImagePixels), "-noautorotate"],
+    ...["-protocol_whitelist", "file", "-i", `file:${path}`],
+  ];
 }
 
 /** Throws the download's error when a run failed because the source did. */
 export function preferSourceError(input: Input, err: unknown): never {
-  if (input.source.error !== null && !(err instanceof EngineError && err.code === "PROCESSING_TIMEOUT")) {
-    throw input.source.error;
+  const sourceError = input.source.error ?? input.source.rangeError;
+  if (sourceError !== null && !(err instanceof EngineError && err.code === "PROCESSING_TIMEOUT")) {
+    throw sourceError;
   }
   throw err;
 }

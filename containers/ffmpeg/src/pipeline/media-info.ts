@@ -28,6 +28,11 @@ export interface MediaInfo {
   video: VideoInfo | null;
   audio: AudioInfo | null;
   packets: ProbePacket[];
+  /**
+   * Decode and presentation times (s) of the first video stream's keyframes, when known without ffprobe
+   * (mp4-guess.ts); ffprobe's answer has `packets` instead.
+   */
+  keyframes?: { dts: number; pts: number }[];
 }
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));

@@ -9,6 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { EngineError } from "../protocol.ts";
 import type { SourceDownload } from "./source.ts";
 
 function parseRange(
@@ -90,13 +91,29 @@ export class Relay {
       res.end();
       return;
     }
-    // Bytes already on disk go out as a plain file stream (large chunks, least CPU); a range that is
-    // still downloading is streamed as it arrives. A failed download or a reader that went away ends the
-    // response early; ffmpeg sees a short read and the job reports the download's own error.
+    // Bytes already on disk go out as a plain file stream (large chunks, least CPU); a range far beyond
+    // the download is fetched again with a ranged request when the source allows it; any other range is
+    // streamed as it arrives. A failed download (or ranged request) or a reader that went away ends the
+    // response early. ffmpeg takes a short read for the end of the file, so a source failure under a
+    // reader is recorded on the source and fails the job (speculate.ts runMediaJob).
+    const ranged =
+      source.written <= end && source.wantsRange(start, end) ? await source.openRange(start, end) : null;
     const body =
       source.written > end
         ? createReadStream(source.path, { start, end, highWaterMark: 1024 * 1024 })
-        : Readable.from(source.stream(start, end));
-    await pipeline(body, res).catch(() => res.destroy());
+        : (ranged ?? Readable.from(source.stream(start, end)));
+    let readerGone = false;
+    res.once("close", () => {
+      if (res.writableFinished || body.errored) return;
+      // The reader left (it had what it needed): closing the ranged request now is not a source failure.
+      readerGone = true;
+      if (ranged !== null) source.releaseRange(ranged);
+    });
+    await pipeline(body, res).catch((err: unknown) => {
+      res.destroy();
+      if (readerGone) return;
+      const failure = err instanceof EngineError ? err : ranged !== null ? source.rangeError : null;
+      if (failure !== null) source.readerCutShort ??= failure;
+    });
   }
 }

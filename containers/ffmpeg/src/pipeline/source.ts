@@ -8,14 +8,33 @@
  * The download runs at most LIMITS.downloadAheadBytes ahead of what readers have asked for, so a cover of
  * a 4 GiB file does not fetch 4 GiB, and a long encode is not slowed by a download it does not need yet.
  * While it waits on purpose the read timeout is off; it comes back as soon as bytes are wanted again.
+ *
+ * A reader that jumps far beyond the download (ffmpeg seeking to the middle of a file whose index is at
+ * the start: a trim, a cover at a late time) need not wait for everything before: when the source said it
+ * serves byte ranges, `openRange` asks it again for just that part, through the same guarded fetcher
+ * (address checks, redirects re-checked, timeouts, the job's signal), and checks that the answer is
+ * exactly that part of the same-sized file. Those bytes go straight to the reader, not to disk. A job may
+ * do this a bounded number of times and for at most its source cap in bytes; then readers wait for the
+ * download as before.
  */
 import { createWriteStream } from "node:fs";
 import { open } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { EngineError } from "../protocol.ts";
 import { classifyBodyError, type OpenedSource } from "../security/fetcher.ts";
 import { describeBytes, LIMITS } from "../security/limits.ts";
 
 const READ_CHUNK = 1024 * 1024;
+
+/** A reader this far beyond the bytes received gets a ranged request of its own instead of waiting. */
+export const RANGE_GAP_BYTES = 8 * 1024 * 1024;
+/** How far the download runs ahead of its readers while a ranged request streams. */
+const RANGE_READER_AHEAD = 1024 * 1024;
+/** Ranged requests one source may make. */
+const MAX_RANGE_REQUESTS = 16;
+
+/** Opens bytes [start, end] of the source again (openSource with a range). */
+export type RangeOpener = (range: { start: number; end: number; ifRange?: string }) => Promise<OpenedSource>;
 
 export class SourceDownload {
   readonly path: string;
@@ -25,7 +44,23 @@ export class SourceDownload {
   written = 0;
   done = false;
   error: EngineError | null = null;
+  /** Failure of a ranged request (see openRange); explains a failed run like `error` does. */
+  rangeError: EngineError | null = null;
+  /**
+   * Set when a reader (ffmpeg/ffprobe through the relay) got less than it asked for because the source
+   * failed. ffmpeg takes such a short read for the end of the file and may exit 0 with a truncated
+   * output, so a job whose reader was cut short fails with this error even when its process succeeded.
+   */
+  readerCutShort: EngineError | null = null;
   private received = 0;
+  private readonly maxBytes: number;
+  private openRangeOf: RangeOpener | null;
+  private readonly validator: string | undefined;
+  private rangeRequests = 0;
+  private rangeBytes = 0;
+  private rangeReaders = 0;
+  private readonly released = new WeakSet<Readable>();
+  private readonly rangeGapBytes: number;
   /** Furthest byte any reader has asked for. */
   private demand = 0;
   private diskBusy = false;
@@ -44,8 +79,20 @@ export class SourceDownload {
     path: string,
     maxBytes: number,
     aheadBytes: number = LIMITS.downloadAheadBytes,
+    ranges: { open: RangeOpener; gapBytes?: number } | null = null,
   ) {
+    this.rangeGapBytes = ranges?.gapBytes ?? RANGE_GAP_BYTES;
     this.aheadBytes = aheadBytes;
+    this.maxBytes = maxBytes;
+    const headers = opened.response.headers;
+    const acceptsRanges =
+      opened.response.statusCode === 200 &&
+      opened.contentLength !== null &&
+      /\bbytes\b/i.test(String(headers["accept-ranges"] ?? ""));
+    this.openRangeOf = acceptsRanges ? (ranges?.open ?? null) : null;
+    // If-Range: a strong ETag, else Last-Modified, so a file that changed meanwhile is never mixed in.
+    const etag = headers.etag;
+    this.validator = etag !== undefined && !etag.startsWith("W/") ? etag : headers["last-modified"];
     this.opened = opened;
     this.path = path;
     this.declaredBytes = opened.contentLength;
@@ -117,7 +164,10 @@ export class SourceDownload {
   private flow(): void {
     if (this.done || this.error !== null) return;
     const res = this.opened.response;
-    const ahead = this.received >= this.demand + this.aheadBytes;
+    // While ranged readers stream from the source itself, the download runs only a little ahead.
+    const aheadBytes =
+      this.rangeReaders > 0 ? Math.min(this.aheadBytes, RANGE_READER_AHEAD) : this.aheadBytes;
+    const ahead = this.received >= this.demand + aheadBytes;
     // Waiting on purpose is not a stalled source: no read timeout while we hold the download back.
     if (ahead !== this.holding) {
       this.holding = ahead;
@@ -195,6 +245,95 @@ export class SourceDownload {
     } finally {
       await handle.close();
     }
+  }
+
+  /** True when a read of [start, endInclusive] should get a ranged request of its own (see openRange). */
+  wantsRange(start: number, endInclusive: number): boolean {
+    return (
+      this.openRangeOf !== null &&
+      this.error === null &&
+      !this.done &&
+      start > this.received + this.rangeGapBytes &&
+      this.rangeRequests < MAX_RANGE_REQUESTS &&
+      this.rangeBytes + (endInclusive - start + 1) <= this.maxBytes
+    );
+  }
+
+  /**
+   * Bytes [start, endInclusive] fetched again with a ranged request, or null when the source does not
+   * answer with exactly that part of the same file (the caller then reads from the download; so does
+   * every later reader once one ranged request failed). The answer must declare its length (so no more
+   * than that is ever read); its bytes count against a budget of the source cap. The read timeout applies only while the reader wants bytes, as for the download; while a
+   * ranged reader is active the download itself fetches only what readers ask for.
+   */
+  async openRange(start: number, endInclusive: number): Promise<Readable | null> {
+    if (this.openRangeOf === null) return null;
+    this.rangeRequests++;
+    const end = endInclusive;
+    let opened: OpenedSource;
+    try {
+      opened = await this.openRangeOf({
+        start,
+        end,
+        ...(this.validator === undefined ? {} : { ifRange: this.validator }),
+      });
+    } catch {
+      this.openRangeOf = null;
+      return null;
+    }
+    const res = opened.response;
+    const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(res.headers["content-range"] ?? ""));
+    const last = Number(m?.[2]);
+    if (
+      res.statusCode !== 206 ||
+      m === null ||
+      Number(m[1]) !== start ||
+      last !== end ||
+      Number(m[3]) !== this.declaredBytes ||
+      opened.contentLength !== last - start + 1
+    ) {
+      res.destroy();
+      this.openRangeOf = null; // the source does not do ranges as it said: readers use the download
+      return null;
+    }
+    this.rangeReaders++;
+    this.flow();
+    // Idle timeout only while the reader takes bytes (not while it holds the stream paused).
+    const socket = res.socket;
+    socket.setTimeout(0);
+    let idle = 0;
+    const watchdog = setInterval(() => {
+      idle = res.isPaused() || res.readableLength > 0 ? 0 : idle + 1000;
+      if (idle >= opened.readTimeoutMs) {
+        res.destroy(new EngineError("SOURCE_UNREACHABLE", "the source stopped sending data (read timeout)"));
+      }
+    }, 1000);
+    watchdog.unref();
+    res.on("data", (chunk: Buffer) => {
+      idle = 0;
+      this.rangeBytes += chunk.length;
+    });
+    // The upstream failing (reset, closed early, the watchdog) cuts the reader short: the relay records
+    // it and the job fails with it. The reader going away (releaseRange) is no failure.
+    res.on("error", (err) => {
+      if (this.released.has(res)) return;
+      this.rangeError = err instanceof EngineError ? err : classifyBodyError(err);
+      this.openRangeOf = null; // no more ranged requests to a source that failed one: use the download
+    });
+    res.on("end", () => {
+      this.rangeError = null;
+    });
+    res.on("close", () => {
+      clearInterval(watchdog);
+      this.rangeReaders--;
+      this.flow();
+    });
+    return res;
+  }
+
+  /** The reader of a ranged request went away: closing it is not a failure of the source. */
+  releaseRange(stream: Readable): void {
+    this.released.add(stream);
   }
 
   /** Streams bytes [start, endInclusive] as they arrive on disk. */

@@ -6,7 +6,7 @@
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { CONTAINERS, type Container } from "./containers.ts";
-import { runFfmpeg, runFfprobe } from "./ffmpeg.ts";
+import { runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
@@ -32,6 +32,12 @@ function keyframeProbeArgs(absoluteStart: number): string[] {
 /** Seeks to the last keyframe at or before start: the first video packet ffprobe reads after its seek. */
 async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number): Promise<number> {
   const video = input.info.video!;
+  const { keyframes } = input.info;
+  if (keyframes !== undefined && input.info.startTime === 0) {
+    // Read from the MP4 index (a guess, see speculate.ts): like ffprobe's seek, by decode time.
+    const key = keyframes.filter((k) => k.dts <= start + 1e-9).at(-1);
+    return key === undefined ? start : Math.min(start, Math.max(0, key.pts));
+  }
   let packets = input.info.packets;
   if (input.info.startTime !== 0 || packets.length === 0) {
     // The first probe assumed the file starts at 0; ask again with the real origin.
@@ -100,11 +106,13 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
     ];
   }
   const out = outputPath(ctx, container.ext);
-  await runFfmpeg(ctx.config.binaries.ffmpeg, [...args, ...container.options, "-f", container.muxer, out], {
-    signal: ctx.signal,
-    durationSec: end - start,
-    onProgress: ctx.setProgress,
-  }).catch((err: unknown) => preferSourceError(input, err));
+  await ctx
+    .runFfmpeg([...args, ...container.options, "-f", container.muxer, out], {
+      signal: ctx.signal,
+      durationSec: end - start,
+      onProgress: ctx.setProgress,
+    })
+    .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
   const outDuration = info.duration ?? end - start;
@@ -132,6 +140,7 @@ export function videoTrim(raw: unknown): PreparedJob {
   };
   return {
     probeArgs: params.mode === "fast" ? keyframeProbeArgs(params.start) : [],
+    speculate: true,
     run: (ctx, input) => run(ctx, input, params),
   };
 }

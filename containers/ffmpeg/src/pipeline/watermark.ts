@@ -5,13 +5,13 @@
  */
 import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { EngineError, invalid, unsupported } from "../protocol.ts";
+import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
-import { imageSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
 import {
+  checkedImageHeader,
   type Input,
+  imageInputArgs,
   type JobContext,
   openInput,
   outputPath,
@@ -19,7 +19,16 @@ import {
   preferSourceError,
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
-import { forbid, optEnum, optNumber, optString, readParams, roundSec, sec } from "./params.ts";
+import {
+  forbid,
+  optEnum,
+  optNumber,
+  optString,
+  type RawParams,
+  readParams,
+  roundSec,
+  sec,
+} from "./params.ts";
 import { evenScale } from "./trim.ts";
 
 export const POSITIONS = [
@@ -35,33 +44,41 @@ export const POSITIONS = [
 ] as const;
 type Position = (typeof POSITIONS)[number];
 
-/** Largest logo, like image sources (decisions.md §9). */
-const MAX_LOGO_PIXELS = 16_800_000;
-
-interface WatermarkParams {
+/** The mark and where it goes: shared by video.watermark and image.watermark. */
+export interface MarkParams {
   mark:
     | { kind: "image"; url: string; scale: number }
     | { kind: "text"; text: string; fontSize?: number; color: string; alpha: number };
   position: Position;
   margin: number;
   opacity: number;
+}
+
+interface WatermarkParams extends MarkParams {
   start: number | undefined;
   end: number | undefined;
 }
 
-function parse(raw: unknown): WatermarkParams {
-  const p = readParams(raw, [
-    "watermark_url",
-    "text",
-    "font_size",
-    "color",
-    "position",
-    "margin",
-    "opacity",
-    "scale",
-    "start",
-    "end",
-  ]);
+/** The params of the mark itself (decisions.md §4), common to both watermark operations. */
+export const MARK_KEYS = [
+  "watermark_url",
+  "text",
+  "font_size",
+  "color",
+  "position",
+  "margin",
+  "opacity",
+  "scale",
+] as const;
+
+/**
+ * Reads the mark's params. `video`: params that do not apply to the chosen mark are refused, and text is
+ * 1–200 characters without control characters but newline. `image`: exactly the Worker's
+ * ImageWatermarkParamsSchema (src/images/params.ts), which the Worker sends with its defaults filled in:
+ * every key is accepted with either mark, text is 1–200 UTF-16 units, CRLF is a newline and any other
+ * control character is drawn as a space.
+ */
+export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
   const url = optString(p, "watermark_url");
   const text = optString(p, "text");
   if (url !== undefined && text !== undefined) {
@@ -70,45 +87,60 @@ function parse(raw: unknown): WatermarkParams {
   if (url === undefined && text === undefined) {
     throw invalid("params.watermark_url", "watermark_url or text is required");
   }
-  let mark: WatermarkParams["mark"];
-  if (url !== undefined) {
-    forbid(p, "font_size", "applies to text watermarks only");
-    forbid(p, "color", "applies to text watermarks only");
-    mark = { kind: "image", url, scale: optNumber(p, "scale", { above: 0, max: 1 }) ?? 0.2 };
-  } else {
-    const t = text ?? "";
-    const length = [...t].length;
-    if (length < 1 || length > 200) throw invalid("params.text", "text must be 1 to 200 characters");
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-    if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(t)) {
-      throw invalid("params.text", "text must not contain control characters");
-    }
-    forbid(p, "scale", "applies to image watermarks only");
-    const color = optString(p, "color") ?? "#FFFFFF";
-    const m = /^#([0-9a-fA-F]{6})([0-9a-fA-F]{2})?$/.exec(color);
+  const strict = rules === "video";
+  const color = () => {
+    const m = /^#([0-9a-fA-F]{6})([0-9a-fA-F]{2})?$/.exec(optString(p, "color") ?? "#FFFFFF");
     if (m === null) throw invalid("params.color", "color must be #RRGGBB or #RRGGBBAA");
-    const fontSize = optNumber(p, "font_size", { min: 1, max: 1000, integer: true });
-    mark = {
-      kind: "text",
-      text: t,
-      color: m[1]!.toUpperCase(),
-      alpha: m[2] === undefined ? 1 : Number.parseInt(m[2], 16) / 255,
-      ...(fontSize === undefined ? {} : { fontSize }),
-    };
-  }
-  const start = optNumber(p, "start", { min: 0 });
-  const end = optNumber(p, "end", { min: 0 });
-  if (start !== undefined && end !== undefined && end <= start) {
-    throw invalid("params.end", "end must be greater than start");
+    return { color: m[1]!.toUpperCase(), alpha: m[2] === undefined ? 1 : Number.parseInt(m[2], 16) / 255 };
+  };
+  const fontSize = () => optNumber(p, "font_size", { min: 1, max: 1000, integer: true });
+  const scale = () => optNumber(p, "scale", { above: 0, max: 1 });
+  let mark: MarkParams["mark"];
+  if (url !== undefined) {
+    if (strict) {
+      forbid(p, "font_size", "applies to text watermarks only");
+      forbid(p, "color", "applies to text watermarks only");
+    } else {
+      color();
+      fontSize();
+    }
+    mark = { kind: "image", url, scale: scale() ?? 0.2 };
+  } else {
+    let t = text ?? "";
+    const length = strict ? [...t].length : t.length;
+    if (length < 1 || length > 200) throw invalid("params.text", "text must be 1 to 200 characters");
+    if (strict) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+      if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(t)) {
+        throw invalid("params.text", "text must not contain control characters");
+      }
+      forbid(p, "scale", "applies to image watermarks only");
+    } else {
+      scale();
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are drawn as spaces
+      t = t.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
+    }
+    const ink = color();
+    const size = fontSize();
+    mark = { kind: "text", text: t, ...ink, ...(size === undefined ? {} : { fontSize: size }) };
   }
   return {
     mark,
     position: optEnum(p, "position", POSITIONS) ?? "bottom-right",
     margin: optNumber(p, "margin", { min: 0, max: 1000, integer: true }) ?? 16,
     opacity: optNumber(p, "opacity", { min: 0, max: 1 }) ?? 0.5,
-    start,
-    end,
   };
+}
+
+function parse(raw: unknown): WatermarkParams {
+  const p = readParams(raw, [...MARK_KEYS, "start", "end"]);
+  const mark = parseMark(p, "video");
+  const start = optNumber(p, "start", { min: 0 });
+  const end = optNumber(p, "end", { min: 0 });
+  if (start !== undefined && end !== undefined && end <= start) {
+    throw invalid("params.end", "end must be greater than start");
+  }
+  return { ...mark, start, end };
 }
 
 const PLACES: Record<Position, ["top" | "middle" | "bottom", "left" | "center" | "right"]> = {
@@ -139,28 +171,61 @@ export function escapeFilterValue(value: string): string {
 
 const fixed = (n: number) => n.toFixed(4).replace(/\.?0+$/, "") || "0";
 
-async function fetchLogo(ctx: JobContext, url: string): Promise<{ path: string; demuxer: string }> {
+export interface Logo {
+  path: string;
+  demuxer: string;
+}
+
+/** Downloads the logo through the guarded fetcher; its header is checked against the image limits. */
+export async function fetchLogo(ctx: JobContext, url: string): Promise<Logo> {
   const { source, sniffed } = await openInput(ctx, url, "params.watermark_url", LIMITS.maxLogoBytes, "logo");
   if (sniffed === null || sniffed.kind !== "image") {
     throw unsupported("watermark_url does not point to a PNG, JPEG or WebP image");
   }
-  const size = imageSize(await source.read(0, LIMITS.sniffBytes));
-  if (size !== null && size.width * size.height > MAX_LOGO_PIXELS) {
-    throw new EngineError(
-      "REQUEST_BODY_TOO_LARGE",
-      "the watermark image exceeds the limit of 16.8 megapixels",
-    );
-  }
+  await checkedImageHeader(source, sniffed.format, "the watermark image");
   await source.complete();
   return { path: source.path, demuxer: sniffed.demuxer };
 }
 
-async function run(
+/**
+ * The one implementation of a mark, for videos and images: the filtergraph that draws it on the frame
+ * labelled `frame` (`width`×`height`). A logo is input 1 (its input arguments are returned to add after
+ * the source's), scaled to `scale` of the frame width, its alpha times `opacity`, overlaid with
+ * `overlayFormat`; a text is drawn with drawtext from a file (`expansion=none`), in the bundled font, its
+ * colour's alpha times `opacity`. The graph's last output is unlabelled; `enable` limits it in time.
+ */
+export async function markGraph(
   ctx: JobContext,
-  input: Input,
-  p: WatermarkParams,
-  logo: Promise<{ path: string; demuxer: string }> | null,
-) {
+  p: MarkParams,
+  frame: { label: string; width: number; height: number },
+  logo: Promise<Logo> | null,
+  options: { overlayFormat: "auto" | "rgb"; enable?: string },
+): Promise<{ inputs: string[]; graph: string }> {
+  const enable = options.enable ?? "";
+  if (p.mark.kind === "image") {
+    const mark = await logo!;
+    const width = Math.max(1, Math.round(p.mark.scale * frame.width));
+    const [x, y] = placement(p.position, p.margin, "w", "h");
+    return {
+      inputs: imageInputArgs(mark.path, mark.demuxer),
+      graph:
+        `[1:v]scale=${width}:-1,format=rgba,colorchannelmixer=aa=${fixed(p.opacity)}[wm];` +
+        `[${frame.label}][wm]overlay=x=${x}:y=${y}:format=${options.overlayFormat}${enable}`,
+    };
+  }
+  const textFile = path.join(ctx.dir, "text.txt");
+  await writeFile(textFile, p.mark.text, "utf8");
+  const size = p.mark.fontSize ?? Math.max(1, Math.round(frame.height * 0.05));
+  const [x, y] = placement(p.position, p.margin, "tw", "th");
+  return {
+    inputs: [],
+    graph:
+      `[${frame.label}]drawtext=fontfile=${escapeFilterValue(ctx.config.fontPath)}:textfile=${escapeFilterValue(textFile)}` +
+      `:expansion=none:fontsize=${size}:fontcolor=0x${p.mark.color}@${fixed(p.mark.alpha * p.opacity)}:x=${x}:y=${y}${enable}`,
+  };
+}
+
+async function run(ctx: JobContext, input: Input, p: WatermarkParams, logo: Promise<Logo> | null) {
   const { video, audio, duration } = input.info;
   if (video === null) throw unsupported("the source has no video stream");
   if (p.start !== undefined && duration !== null && p.start >= duration) {
@@ -170,25 +235,15 @@ async function run(
     p.start === undefined && p.end === undefined
       ? ""
       : `:enable='between(t,${sec(p.start ?? 0)},${sec(p.end ?? 1e9)})'`;
-  const inputs = input.args();
-  let graph: string;
-  if (p.mark.kind === "image") {
-    const mark = await logo!;
-    inputs.push("-f", mark.demuxer, "-protocol_whitelist", "file", "-i", `file:${mark.path}`);
-    const width = Math.max(1, Math.round(p.mark.scale * video.width));
-    const [x, y] = placement(p.position, p.margin, "w", "h");
-    graph =
-      `[1:v]scale=${width}:-1,format=rgba,colorchannelmixer=aa=${fixed(p.opacity)}[wm];` +
-      `[0:${video.index}][wm]overlay=x=${x}:y=${y}:format=auto${enable}`;
-  } else {
-    const textFile = path.join(ctx.dir, "text.txt");
-    await writeFile(textFile, p.mark.text, "utf8");
-    const size = p.mark.fontSize ?? Math.max(1, Math.round(video.height * 0.05));
-    const [x, y] = placement(p.position, p.margin, "tw", "th");
-    graph =
-      `[0:${video.index}]drawtext=fontfile=${escapeFilterValue(ctx.config.fontPath)}:textfile=${escapeFilterValue(textFile)}` +
-      `:expansion=none:fontsize=${size}:fontcolor=0x${p.mark.color}@${fixed(p.mark.alpha * p.opacity)}:x=${x}:y=${y}${enable}`;
-  }
+  const marked = await markGraph(
+    ctx,
+    p,
+    { label: `0:${video.index}`, width: video.width, height: video.height },
+    logo,
+    { overlayFormat: "auto", enable },
+  );
+  const inputs = [...input.args(), ...marked.inputs];
+  let graph = marked.graph;
   const even = evenScale(video.width, video.height);
   graph += `${even.length > 0 ? `,${even.join(",")}` : ""},format=yuv420p[v]`;
   const out = outputPath(ctx, "mp4");
@@ -200,17 +255,18 @@ async function run(
           `0:${audio.index}`,
           ...(audio.codec === "aac" ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
         ];
-  await runFfmpeg(
-    ctx.config.binaries.ffmpeg,
-    [
-      ...inputs,
-      ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
-      ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
-      ...CONTAINERS.mp4.options,
-      ...["-f", "mp4", out],
-    ],
-    { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
-  ).catch((err: unknown) => preferSourceError(input, err));
+  await ctx
+    .runFfmpeg(
+      [
+        ...inputs,
+        ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
+        ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
+        ...CONTAINERS.mp4.options,
+        ...["-f", "mp4", out],
+      ],
+      { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, "mp4", ctx.config.binaries.ffprobe, ctx.signal);
   return {

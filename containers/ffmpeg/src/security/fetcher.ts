@@ -24,6 +24,8 @@ export interface FetchPolicy extends AddressPolicy {
   maxRedirects?: number;
   /** How far a download may run ahead of what ffmpeg has asked for (default LIMITS.downloadAheadBytes). */
   downloadAheadBytes?: number;
+  /** A reader this far beyond the download gets a ranged request of its own (default 8 MiB; source.ts). */
+  rangeGapBytes?: number;
   /** Test hook: replaces DNS resolution. */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /**
@@ -130,7 +132,12 @@ function classify(err: unknown, field: string): EngineError {
   return unreachable("the source could not be fetched");
 }
 
-function requestOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<http.IncomingMessage> {
+function requestOnce(
+  url: URL,
+  policy: FetchPolicy,
+  signal: AbortSignal,
+  extraHeaders: Record<string, string>,
+): Promise<http.IncomingMessage> {
   const exempt = policy.trustedHosts?.includes(url.host) ?? false;
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
@@ -138,7 +145,7 @@ function requestOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promis
       method: "GET",
       agent: false,
       lookup: guardedLookup(policy, exempt),
-      headers: { "user-agent": USER_AGENT, accept: "*/*", "accept-encoding": "identity" },
+      headers: { ...extraHeaders, "user-agent": USER_AGENT, accept: "*/*", "accept-encoding": "identity" },
       signal,
     });
     const connectTimer = setTimeout(
@@ -165,7 +172,8 @@ function requestOnce(url: URL, policy: FetchPolicy, signal: AbortSignal): Promis
 
 /**
  * Opens a source URL: checks it, follows redirects (each re-checked), refuses non-2xx and bodies whose
- * declared length exceeds `maxBytes`. The caller consumes (or destroys) `response`.
+ * declared length exceeds `maxBytes`. The caller consumes (or destroys) `response`. `range` asks for part
+ * of the source (Range, with If-Range when given); the caller checks that the answer is that part.
  */
 export async function openSource(
   rawUrl: string,
@@ -173,7 +181,15 @@ export async function openSource(
   policy: FetchPolicy,
   maxBytes: number,
   signal: AbortSignal,
+  range?: { start: number; end: number; ifRange?: string },
 ): Promise<OpenedSource> {
+  const extraHeaders: Record<string, string> =
+    range === undefined
+      ? {}
+      : {
+          range: `bytes=${range.start}-${range.end}`,
+          ...(range.ifRange === undefined ? {} : { "if-range": range.ifRange }),
+        };
   const first = checkUrl(rawUrl, policy);
   if (!first.ok) throw invalid(field, `${field} ${first.reason}`);
   let url = first.url;
@@ -181,7 +197,7 @@ export async function openSource(
   for (let redirects = 0; ; redirects++) {
     let res: http.IncomingMessage;
     try {
-      res = await requestOnce(url, policy, signal);
+      res = await requestOnce(url, policy, signal, extraHeaders);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       throw classify(err, field);

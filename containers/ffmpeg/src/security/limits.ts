@@ -13,6 +13,9 @@ export const LIMITS = {
   defaultMaxFetchBytes: 25 * MiB,
   /** Watermark logos are images too. */
   maxLogoBytes: 25 * MiB,
+  /** Image sources (image.watermark) and logos: at most 25 MiB and 16.8 megapixels (decisions.md §9). */
+  maxImageBytes: 25 * MiB,
+  maxImagePixels: 16_800_000,
   /** Job time budget when the request names none, and the most it may ask for. */
   defaultTimeoutMs: 15 * 60 * 1000,
   maxTimeoutMs: 60 * 60 * 1000,
@@ -24,7 +27,7 @@ export const LIMITS = {
   /** ffprobe JSON larger than this is refused (a hostile file could list a huge number of streams). */
   maxProbeOutputBytes: 4 * MiB,
   /** How far a source download may run ahead of the bytes ffmpeg has asked for. */
-  downloadAheadBytes: 32 * MiB,
+  downloadAheadBytes: 8 * MiB,
   /** Bytes sniffed for the media type before anything else runs. */
   sniffBytes: 64 * 1024,
   /** Largest cover/frame dimension we produce. */

@@ -13,6 +13,11 @@
  *   /short/<name>              declares the full length, sends half, closes
  *   /huge                      declares 5 GiB
  *   /endless[/<name>]          the file (if named), then zeros without end and without Content-Length
+ *   /ranged/<name>?kbps=<n>    Accept-Ranges: bytes; whole-file answers throttled like /slow, Range
+ *                              requests answered 206 at full speed (counted per `tag`); `lie=1` ignores
+ *                              Range (200, the whole file), `cut=1` ends each 206 after half its bytes,
+ *                              `hang=1` sends 206 headers and 64 KiB, then nothing
+ *   /ranged-stats?tag=<t>      {"ranged": <206 answers given for that tag>}
  */
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
@@ -26,8 +31,22 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** Sends a file throttled to about `kbps` KiB/s (20 ms ticks). */
+function sendThrottled(res: http.ServerResponse, file: string, kbps: number): void {
+  const bytesPerTick = Math.max(1024, Math.round((kbps * 1024) / 50));
+  const stream = createReadStream(file, { highWaterMark: bytesPerTick });
+  stream.on("data", (chunk) => {
+    stream.pause();
+    res.write(chunk);
+    setTimeout(() => stream.resume(), 20);
+  });
+  stream.on("end", () => res.end());
+  res.on("close", () => stream.destroy());
+}
+
 export async function startFixtureServer(dir: string): Promise<FixtureServer> {
   const sockets = new Set<import("node:net").Socket>();
+  const rangedAnswers = new Map<string, number>();
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fixtures");
     const parts = url.pathname.split("/").filter(Boolean);
@@ -63,6 +82,43 @@ export async function startFixtureServer(dir: string): Promise<FixtureServer> {
           res.on("close", () => stream.destroy());
           return;
         }
+        case "ranged": {
+          const name = file(parts[1]);
+          const { size } = await stat(name);
+          const tag = url.searchParams.get("tag") ?? "";
+          const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+          if (m !== null && url.searchParams.get("lie") !== "1") {
+            rangedAnswers.set(tag, (rangedAnswers.get(tag) ?? 0) + 1);
+            const start = Number(m[1]);
+            const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+            res.writeHead(206, {
+              "content-length": end - start + 1,
+              "content-range": `bytes ${start}-${end}/${size}`,
+              "accept-ranges": "bytes",
+            });
+            if (url.searchParams.get("hang") === "1") {
+              createReadStream(name, { start, end: Math.min(end, start + 65535) }).on("data", (c) =>
+                res.write(c),
+              );
+            } else if (url.searchParams.get("cut") === "1") {
+              const half = start + Math.floor((end - start) / 2);
+              createReadStream(name, { start, end: half })
+                .on("end", () => res.destroy())
+                .pipe(res, { end: false });
+            } else {
+              createReadStream(name, { start, end }).pipe(res);
+            }
+            return;
+          }
+          res.writeHead(200, { "content-length": size, "accept-ranges": "bytes" });
+          sendThrottled(res, name, Number(url.searchParams.get("kbps") ?? 100_000));
+          return;
+        }
+        case "ranged-stats":
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ ranged: rangedAnswers.get(url.searchParams.get("tag") ?? "") ?? 0 }));
+          return;
         case "redirect":
           // Headers are Latin-1: send non-ASCII characters percent-encoded, as a real server would.
           res

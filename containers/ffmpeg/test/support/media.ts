@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import zlib from "node:zlib";
 
 const exec = promisify(execFile);
 
@@ -36,7 +37,55 @@ export const FIXTURES = {
   logo: "logo.png",
   jpeg: "photo.jpg",
   webp: "photo.webp",
+  /** 2048x1536 JPEG (3.1 MP): above the Worker's in-WASM limit, so image.watermark runs on the engine. */
+  photo3mp: "photo-3mp.jpg",
+  /** 4000x3000 JPEG (12 MP), within the 16.8 MP limit. */
+  photo12mp: "photo-12mp.jpg",
+  /** A PNG whose header claims 10000x10000 (100 MP), followed by 2 MiB of filler: never decoded. */
+  bombPng: "bomb.png",
+  /** A WebP header with the animation flag (VP8X). */
+  animatedWebp: "animated.webp",
+  /** av.mp4 whose index (the avc1 sample entry) claims 400 px width; the H.264 stream says 640. */
+  lyingIndex: "lying-index.mp4",
 } as const;
+
+/** A PNG chunk: length, type, data, CRC. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+function bombPng(): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(10_000, 0);
+  ihdr.writeUInt32BE(10_000, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", Buffer.alloc(2 * 1024 * 1024, 0x5a)),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+function animatedWebp(): Buffer {
+  const vp8x = Buffer.alloc(18);
+  vp8x.write("VP8X", 0, "latin1");
+  vp8x.writeUInt32LE(10, 4);
+  vp8x[8] = 0x02 | 0x10; // animation, alpha
+  vp8x.writeUIntLE(99, 12, 3); // 100 wide
+  vp8x.writeUIntLE(99, 15, 3); // 100 high
+  const anim = Buffer.concat([Buffer.from("ANIM", "latin1"), Buffer.from([6, 0, 0, 0, 0, 0, 0, 0, 0, 0])]);
+  const body = Buffer.concat([Buffer.from("WEBP", "latin1"), vp8x, anim]);
+  const riff = Buffer.alloc(8);
+  riff.write("RIFF", 0, "latin1");
+  riff.writeUInt32LE(body.length, 4);
+  return Buffer.concat([riff, body]);
+}
 
 async function ff(ffmpeg: string, args: string[]): Promise<void> {
   await exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
@@ -251,6 +300,34 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
         ]),
     ],
     [
+      FIXTURES.photo3mp,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=2048x1536",
+          "-frames:v",
+          "1",
+          out(FIXTURES.photo3mp),
+        ]),
+    ],
+    [
+      FIXTURES.photo12mp,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=4000x3000",
+          "-frames:v",
+          "1",
+          out(FIXTURES.photo12mp),
+        ]),
+    ],
+    [FIXTURES.bombPng, () => writeFile(out(FIXTURES.bombPng), bombPng())],
+    [FIXTURES.animatedWebp, () => writeFile(out(FIXTURES.animatedWebp), animatedWebp())],
+    [
       FIXTURES.textAsMp4,
       () => writeFile(out(FIXTURES.textAsMp4), "This is not a video, whatever its name says.\n".repeat(40)),
     ],
@@ -262,5 +339,11 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
   if (!existsSync(out(FIXTURES.truncated))) await cut(out(FIXTURES.avTail), out(FIXTURES.truncated), 0.6);
   if (!existsSync(out(FIXTURES.truncatedFaststart))) {
     await cut(out(FIXTURES.av), out(FIXTURES.truncatedFaststart), 0.6);
+  }
+  if (!existsSync(out(FIXTURES.lyingIndex))) {
+    const bytes = await readFile(out(FIXTURES.av));
+    const entry = bytes.indexOf("avc1", bytes.indexOf("stsd"), "latin1");
+    bytes.writeUInt16BE(400, entry + 4 + 24); // VisualSampleEntry width
+    await writeFile(out(FIXTURES.lyingIndex), bytes);
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * image.watermark: the Worker's image.watermark for images too large for its WASM codecs (above 2.2
+ * megapixels, up to the 16.8 MP limit). Params are exactly the Worker's (src/images/params.ts); the mark is
+ * drawn by the same filtergraph as video.watermark (markGraph). Input: a PNG, JPEG or WebP whose header is
+ * checked against the limits before it is decoded; output: the image in the asked format (`same` = the
+ * input's), alpha kept for PNG/WebP, JPEG flattened on white.
+ */
+import { stat } from "node:fs/promises";
+import { CONTAINERS } from "./containers.ts";
+import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
+import {
+  type ImageInput,
+  imageInputArgs,
+  type JobContext,
+  outputPath,
+  type PreparedImageJob,
+} from "./job.ts";
+import { outputInfo } from "./output-info.ts";
+import { optEnum, optNumber, readParams } from "./params.ts";
+import { fetchLogo, type Logo, MARK_KEYS, type MarkParams, markGraph, parseMark } from "./watermark.ts";
+
+const FORMATS = ["same", "jpeg", "png", "webp"] as const;
+
+interface ImageWatermarkParams extends MarkParams {
+  format: (typeof FORMATS)[number];
+  quality: number;
+}
+
+function parse(raw: unknown): ImageWatermarkParams {
+  const p = readParams(raw, [...MARK_KEYS, "format", "quality"]);
+  return {
+    ...parseMark(p, "image"),
+    format: optEnum(p, "format", FORMATS) ?? "same",
+    quality: optNumber(p, "quality", { min: 1, max: 100, integer: true }) ?? 85,
+  };
+}
+
+async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
+  const { width, height, alpha } = input.header;
+  const format = p.format === "same" ? input.format : p.format;
+  const keepAlpha = alpha && format !== "jpeg";
+  // The mark is drawn in RGB (no chroma subsampling of the whole image before the encoder's own).
+  const base = keepAlpha
+    ? "[0:v]format=rgba[base];"
+    : alpha
+      ? // JPEG has no alpha: flatten on white first (the same as flattening after drawing the mark).
+        `color=c=white:s=${width}x${height},format=rgb24[white];[0:v]format=rgba[fg];` +
+        "[white][fg]overlay=format=rgb:shortest=1[base];"
+      : "[0:v]format=rgb24[base];";
+  const marked = await markGraph(ctx, p, { label: "base", width, height }, logo, { overlayFormat: "rgb" });
+  const graph = `${base}${marked.graph},format=${imagePixelFormat(format, keepAlpha)}[out]`;
+  const container = CONTAINERS[format];
+  const out = outputPath(ctx, container.ext);
+  await ctx.runFfmpeg(
+    [
+      ...imageInputArgs(input.source.path, input.demuxer),
+      ...marked.inputs,
+      ...["-filter_complex", graph, "-map", "[out]", "-frames:v", "1"],
+      ...imageEncoderArgs(format, p.quality, keepAlpha),
+      ...["-f", container.muxer, out],
+    ],
+    { signal: ctx.signal },
+  );
+  const { size } = await stat(out);
+  const info = await outputInfo(out, format, ctx.config.binaries.ffprobe, ctx.signal);
+  ctx.setProgress(1);
+  return {
+    kind: "file" as const,
+    path: out,
+    contentType: container.contentType,
+    result: { format, size_bytes: size, width: info.width ?? width, height: info.height ?? height },
+  };
+}
+
+export function imageWatermark(raw: unknown): PreparedImageJob {
+  const params = parse(raw);
+  return {
+    kind: "image",
+    run: (ctx, input) => {
+      const logo = params.mark.kind === "image" ? fetchLogo(ctx, params.mark.url) : null;
+      logo?.catch(() => {});
+      return run(ctx, input, params, logo);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Running an audio/video job, and for short jobs not waiting for the input probe before ffmpeg starts.
+ *
+ * A job needs ffprobe's view of its input (streams, codecs, duration, keyframes) to build its command, and
+ * ffprobe is a whole process (about 100 ms before it has read a byte). For an MP4 whose index comes first,
+ * mp4-guess.ts reads the same facts from the index in Node at once. A job that opts in (`speculate`) is then
+ * run twice over:
+ *
+ * 1. the speculative pass runs the operation on the guess while ffprobe runs; its first ffmpeg starts at
+ *    once. It may not start a second process, and everything it returns is thrown away;
+ * 2. once ffprobe has answered, the real pass runs the operation on ffprobe's answer, exactly as without
+ *    speculation. When its first ffmpeg command is the very command the speculative pass started (same
+ *    arguments; the source may be named by its relay URL or its file), it takes that run's outcome instead
+ *    of starting it again. Any other command first stops the speculative pass and waits for its process to
+ *    exit, so two processes never write the same output.
+ *
+ * So the result is always the one ffprobe's answer gives; a wrong or missing guess only costs the time
+ * saved. The job's signal stops both passes.
+ */
+import type { FfmpegRun } from "./ffmpeg.ts";
+import {
+  type JobContext,
+  type OpenedInput,
+  type Output,
+  openMediaInput,
+  type PreparedMediaJob,
+  probeInput,
+} from "./job.ts";
+import type { MediaInfo } from "./media-info.ts";
+import { guessMp4Info } from "./mp4-guess.ts";
+
+/** A command with its source named neutrally (the relay URL and the downloaded file are the same bytes). */
+function commandKey(args: readonly string[], refs: readonly string[]): string {
+  const out = args.map((a) => (refs.includes(a) ? "<source>" : a));
+  for (let i = 0; i + 3 < out.length; i++) {
+    if (out[i] === "-protocol_whitelist" && out[i + 2] === "-i" && out[i + 3] === "<source>") {
+      out[i + 1] = "<whitelist>";
+    }
+  }
+  return JSON.stringify(out);
+}
+
+async function guess(input: OpenedInput): Promise<MediaInfo | null> {
+  if (input.sniffed.demuxer !== "mov") return null;
+  const { source } = input;
+  const total = source.declaredBytes ?? (source.done ? source.written : Number.MAX_SAFE_INTEGER);
+  return guessMp4Info((o, l) => source.read(o, l), total).catch(() => null);
+}
+
+/**
+ * Opens, probes and runs an audio/video job (speculatively when it allows and the input can be guessed).
+ * A run that succeeded although the source failed under one of its readers fails with the source's error
+ * (the process took the short read for the end of the file).
+ */
+export async function runMediaJob(ctx: JobContext, url: string, job: PreparedMediaJob): Promise<Output> {
+  const input = await openMediaInput(ctx, url);
+  const output = await run(ctx, input, job);
+  const cut = input.source.readerCutShort;
+  if (cut !== null) throw cut;
+  return output;
+}
+
+async function run(ctx: JobContext, input: OpenedInput, job: PreparedMediaJob): Promise<Output> {
+  const probe = probeInput(ctx, input, job.probeArgs);
+  probe.catch(() => {}); // awaited below; not unhandled while the guess is read
+  const guessed = job.speculate === true ? await guess(input) : null;
+  if (guessed === null) return job.run(ctx, { ...input, info: await probe });
+
+  const stop = new AbortController();
+  const specSignal = AbortSignal.any([ctx.signal, stop.signal]);
+  let started: { key: string; run: Promise<string> } | null = null;
+  let open = true;
+  const specCtx: JobContext = {
+    ...ctx,
+    signal: specSignal,
+    runFfmpeg: (args: readonly string[], opts: FfmpegRun) => {
+      if (!open || started !== null) return Promise.reject(new Error("speculation is over"));
+      const run = ctx.runFfmpeg(args, { ...opts, signal: specSignal });
+      run.catch(() => {});
+      started = { key: commandKey(args, input.refs), run };
+      return run;
+    },
+  };
+  const speculative = job.run(specCtx, { ...input, info: guessed }).then(
+    () => {},
+    () => {},
+  );
+  const abandon = async () => {
+    stop.abort(new Error("speculation abandoned"));
+    await speculative;
+  };
+
+  let info: MediaInfo;
+  try {
+    info = await probe;
+  } catch (err) {
+    await abandon();
+    throw err;
+  }
+  open = false;
+  let candidate: { key: string; run: Promise<string> } | null = started;
+  const realCtx: JobContext = {
+    ...ctx,
+    runFfmpeg: async (args: readonly string[], opts: FfmpegRun) => {
+      const hit = candidate;
+      candidate = null;
+      if (hit !== null && hit.key === commandKey(args, input.refs)) return hit.run;
+      await abandon();
+      return ctx.runFfmpeg(args, opts);
+    },
+  };
+  try {
+    return await job.run(realCtx, { ...input, info });
+  } finally {
+    await abandon();
+  }
+}

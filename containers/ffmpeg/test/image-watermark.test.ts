@@ -1,0 +1,254 @@
+/**
+ * image.watermark on the engine (the Worker hands it images above 2.2 megapixels): the mark lands in its
+ * corner and nowhere else, every output format, alpha kept or flattened on white, large images within the
+ * limits, and the limits checked from the header before anything is decoded.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
+import { traceCommands } from "../src/pipeline/ffmpeg.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import {
+  assertSafeMessage,
+  errorOf,
+  ffprobe,
+  fixturePath,
+  fixtureUrl,
+  media,
+  regionDiff,
+  regionMean,
+  saveBody,
+  startTestEngine,
+  type TestEngine,
+} from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
+
+const exec = promisify(execFile);
+
+let engine: TestEngine;
+beforeAll(async () => {
+  engine = await startTestEngine();
+});
+afterAll(() => engine.close());
+
+async function watermark(source: string, params: Record<string, unknown>, name: string) {
+  const res = await engine.job("image.watermark", { source_url: source, params });
+  if (res.status !== 200) throw new Error(`image.watermark answered ${res.status}: ${await res.text()}`);
+  const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+  const contentType = res.headers.get("content-type");
+  expect(Number(res.headers.get("content-length"))).toBe(result.size_bytes);
+  const file = await saveBody(res, name);
+  return { result, contentType, file, probe: await ffprobe(file) };
+}
+
+/** Decodes an image to raw RGBA (or RGB24). */
+async function rgba(file: string, pixFmt = "rgba"): Promise<Buffer> {
+  const { stdout } = await exec(
+    resolveBinaries(process.env).ffmpeg,
+    ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", pixFmt, "pipe:1"],
+    { encoding: "buffer", maxBuffer: 1 << 26 },
+  );
+  return stdout;
+}
+const rgb = (file: string) => rgba(file, "rgb24");
+
+// photo.jpg is 300x200.
+const W = 300;
+const H = 200;
+
+/** Largest mean difference outside a rectangle (the rest of the image, in four bands). */
+function outside(a: Buffer, b: Buffer, r: { x: number; y: number; w: number; h: number }) {
+  const bands = [
+    { x: 0, y: 0, w: W, h: r.y },
+    { x: 0, y: r.y + r.h, w: W, h: H - r.y - r.h },
+    { x: 0, y: r.y, w: r.x, h: r.h },
+    { x: r.x + r.w, y: r.y, w: W - r.x - r.w, h: r.h },
+  ].filter((band) => band.w > 0 && band.h > 0);
+  return Math.max(...bands.map((band) => regionDiff(a, b, W, band)));
+}
+
+describe("image.watermark", () => {
+  test("a logo changes the bottom-right corner and nothing else", async () => {
+    const { result, contentType, file } = await watermark(
+      media(FIXTURES.jpeg),
+      { watermark_url: media(FIXTURES.logo), scale: 0.5, opacity: 1, format: "png" },
+      "logo.png",
+    );
+    expect(result).toEqual({ format: "png", size_bytes: expect.any(Number), width: W, height: H });
+    expect(contentType).toBe("image/png");
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    const after = await rgb(file);
+    // 160x80 logo at half the width: 150x75 at x 134..284, y 109..184; its left half is opaque red.
+    const opaque = { x: 137, y: 112, w: 68, h: 69 };
+    expect(regionMean(after, W, opaque, 0)).toBeGreaterThan(240);
+    expect(regionMean(after, W, opaque, 1)).toBeLessThan(15);
+    // Its transparent half and everything else are untouched.
+    expect(regionDiff(before, after, W, { x: 213, y: 112, w: 68, h: 69 })).toBeLessThan(1.5);
+    expect(outside(before, after, { x: 132, y: 107, w: 154, h: 79 })).toBeLessThan(1.5);
+  });
+
+  test("opacity and position: a half-transparent logo at top-left", async () => {
+    const { file } = await watermark(
+      media(FIXTURES.jpeg),
+      { watermark_url: media(FIXTURES.logo), scale: 0.5, opacity: 0.5, position: "top-left", margin: 0 },
+      "half.jpg",
+    );
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    const after = await rgb(file);
+    const opaque = { x: 4, y: 4, w: 66, h: 66 };
+    // Half red over the photo: red rises by about half its distance to 255, green drops by about half.
+    const red = regionMean(before, W, opaque, 0);
+    const green = regionMean(before, W, opaque, 1);
+    expect(regionMean(after, W, opaque, 0)).toBeCloseTo(red + (255 - red) / 2, -1);
+    expect(regionMean(after, W, opaque, 1)).toBeCloseTo(green / 2, -1);
+    expect(outside(before, after, { x: 0, y: 0, w: 154, h: 79 })).toBeLessThan(4); // JPEG re-encoding
+  });
+
+  test("a text mark in the bundled font changes its corner only", async () => {
+    const { file } = await watermark(
+      media(FIXTURES.jpeg),
+      { text: "MARK", position: "top-right", color: "#FFFF00", opacity: 1, font_size: 30, format: "png" },
+      "text.png",
+    );
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    const after = await rgb(file);
+    expect(regionDiff(before, after, W, { x: 200, y: 16, w: 84, h: 24 })).toBeGreaterThan(15);
+    expect(outside(before, after, { x: 180, y: 8, w: 120, h: 40 })).toBeLessThan(1.5);
+  });
+
+  test.each([
+    [FIXTURES.jpeg, "same", "jpeg", "mjpeg"],
+    [FIXTURES.jpeg, "png", "png", "png"],
+    [FIXTURES.jpeg, "webp", "webp", "webp"],
+    [FIXTURES.webp, "same", "webp", "webp"],
+    [FIXTURES.webp, "jpeg", "jpeg", "mjpeg"],
+    [FIXTURES.logo, "same", "png", "png"],
+  ])("%s as %s → %s", async (source, format, expected, codec) => {
+    const { result, contentType, probe } = await watermark(
+      media(source),
+      { text: "©", format },
+      `out.${expected}`,
+    );
+    expect(result.format).toBe(expected);
+    expect(contentType).toBe(`image/${expected}`);
+    const stream = probe.streams[0]!;
+    expect(stream.codec_name).toBe(codec);
+    expect([stream.width, stream.height]).toEqual([result.width, result.height]);
+  });
+
+  test("quality changes JPEG and WebP", async () => {
+    for (const format of ["jpeg", "webp"]) {
+      const low = await watermark(media(FIXTURES.jpeg), { text: "q", format, quality: 10 }, `low.${format}`);
+      const high = await watermark(media(FIXTURES.jpeg), { text: "q", format, quality: 95 }, `hi.${format}`);
+      expect(low.result.size_bytes).toBeLessThan(high.result.size_bytes / 2);
+    }
+  });
+
+  test("alpha is kept in PNG and WebP; JPEG is flattened on white", async () => {
+    // logo.png (160x80): opaque red left half, transparent right half.
+    const params = { text: "x", position: "top-left", font_size: 10 };
+    const png = await rgba((await watermark(media(FIXTURES.logo), params, "alpha.png")).file);
+    expect(png[(40 * 160 + 120) * 4 + 3]).toBe(0);
+    expect(png[(40 * 160 + 40) * 4 + 3]).toBe(255);
+    const webp = await rgba(
+      (await watermark(media(FIXTURES.logo), { ...params, format: "webp" }, "alpha.webp")).file,
+    );
+    expect(webp[(40 * 160 + 120) * 4 + 3]).toBeLessThan(10);
+    const jpeg = await rgba(
+      (await watermark(media(FIXTURES.logo), { ...params, format: "jpeg" }, "flat.jpg")).file,
+    );
+    const at = (x: number, y: number) => [...jpeg.subarray((y * 160 + x) * 4, (y * 160 + x) * 4 + 3)];
+    for (const v of at(120, 40)) expect(v).toBeGreaterThan(245);
+    expect(at(40, 40)[0]).toBeGreaterThan(230);
+    expect(at(40, 40)[1]).toBeLessThan(30);
+  });
+
+  test("the params exactly as the Worker sends them (its defaults filled in)", async () => {
+    const { result } = await watermark(
+      media(FIXTURES.jpeg),
+      {
+        watermark_url: media(FIXTURES.logo),
+        color: "#FFFFFF",
+        position: "bottom-right",
+        margin: 16,
+        opacity: 0.5,
+        scale: 0.2,
+        format: "same",
+        quality: 85,
+      },
+      "defaults.jpg",
+    );
+    expect(result).toMatchObject({ format: "jpeg", width: W, height: H });
+  });
+
+  test("a 4000×3000 JPEG (12 MP) within the limits", async () => {
+    const { result, probe } = await watermark(
+      media(FIXTURES.photo12mp),
+      { watermark_url: media(FIXTURES.logo), format: "webp" },
+      "big.webp",
+    );
+    expect(result).toMatchObject({ format: "webp", width: 4000, height: 3000 });
+    expect(probe.streams[0]).toMatchObject({ codec_name: "webp", width: 4000, height: 3000 });
+  });
+
+  test("a header claiming 10000×10000 → 413 naming the limit, before anything is decoded", async () => {
+    const commands: string[] = [];
+    traceCommands((bin) => commands.push(bin));
+    try {
+      const started = performance.now();
+      // Throttled: the whole file would take seconds; the header is enough to refuse it.
+      const res = await engine.job("image.watermark", {
+        source_url: fixtureUrl(`/slow/${FIXTURES.bombPng}?kbps=200`),
+        params: { text: "x" },
+      });
+      const err = await errorOf(res);
+      expect(err).toMatchObject({ status: 413, code: "REQUEST_BODY_TOO_LARGE" });
+      expect(err.message).toMatch(/10000×10000.*16\.8 megapixels/);
+      assertSafeMessage(err.message);
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(commands).toEqual([]);
+    } finally {
+      traceCommands(null);
+    }
+  });
+
+  test.each([
+    ["a video", FIXTURES.av],
+    ["an animated WebP", FIXTURES.animatedWebp],
+  ])("%s → 415", async (_, source) => {
+    const res = await engine.job("image.watermark", { source_url: media(source), params: { text: "x" } });
+    const err = await errorOf(res);
+    expect(err).toMatchObject({ status: 415, code: "CONTENT_TYPE_UNSUPPORTED" });
+    assertSafeMessage(err.message);
+  });
+
+  test("a source over 25 MiB → 413 naming the limit", async () => {
+    const res = await engine.job("image.watermark", {
+      source_url: fixtureUrl("/huge"),
+      params: { text: "x" },
+    });
+    const err = await errorOf(res);
+    expect(err).toMatchObject({ status: 413, code: "REQUEST_BODY_TOO_LARGE" });
+    expect(err.message).toMatch(/25 MiB/);
+  });
+
+  test.each([
+    [{ text: "x", unknown: 1 }, "params.unknown"],
+    [{ text: "x", watermark_url: media(FIXTURES.logo) }, "params.text"],
+    [{}, "params.watermark_url"],
+    [{ text: "x", format: "gif" }, "params.format"],
+    [{ text: "x", quality: 0 }, "params.quality"],
+    [{ text: "x", scale: 2 }, "params.scale"],
+    [{ text: "x", start: 1 }, "params.start"],
+    [{ text: "x".repeat(201) }, "params.text"],
+  ])("%o → 400 %s", async (params, field) => {
+    const res = await engine.job("image.watermark", { source_url: media(FIXTURES.jpeg), params });
+    expect(await errorOf(res)).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field });
+  });
+
+  test("nothing is left in the engine's temp directory", async () => {
+    const { filesUnder } = await import("./support/engine.ts");
+    expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
+  });
+});
