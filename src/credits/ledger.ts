@@ -18,33 +18,41 @@ export type BalanceChange = {
 };
 
 /**
+ * The ledger row of a balance change, for a batch right after the statement that changed the balance: it is
+ * inserted only when that statement changed the account (changes() = 1), and records the resulting balance.
+ */
+export function ledgerEntry(db: Db, change: BalanceChange) {
+  const value = <T>(v: T, column: string) => sql<T>`${v}`.as(column);
+  return db.insert(creditLedger).select(
+    db
+      .select({
+        id: value(ulid(change.now), "id"),
+        accountId: accounts.id,
+        kind: value(change.kind, "kind"),
+        amount: value(change.amount, "amount"),
+        balanceAfter: accounts.credits,
+        taskId: value(change.taskId ?? null, "task_id"),
+        requestId: value(change.requestId ?? null, "request_id"),
+        reason: value(change.reason ?? null, "reason"),
+        createdAt: value(change.now, "created_at"),
+      })
+      .from(accounts)
+      .where(and(eq(accounts.id, change.accountId), sql`changes() = 1`)),
+  );
+}
+
+/**
  * The two statements of a balance change, for one batch (a D1 transaction): the conditional update — it
- * changes nothing when the balance would go negative — and the ledger row, inserted only when the update
- * changed the account (changes() = 1), with the resulting balance. Concurrency cannot make a balance negative.
+ * changes nothing when the balance would go negative — and its ledger row. Concurrency cannot make a balance
+ * negative.
  */
 export function balanceChangeStatements(db: Db, change: BalanceChange) {
-  const value = <T>(v: T, column: string) => sql<T>`${v}`.as(column);
   return [
     db
       .update(accounts)
       .set({ credits: sql`${accounts.credits} + ${change.amount}` })
       .where(and(eq(accounts.id, change.accountId), sql`${accounts.credits} + ${change.amount} >= 0`)),
-    db.insert(creditLedger).select(
-      db
-        .select({
-          id: value(ulid(change.now), "id"),
-          accountId: accounts.id,
-          kind: value(change.kind, "kind"),
-          amount: value(change.amount, "amount"),
-          balanceAfter: accounts.credits,
-          taskId: value(change.taskId ?? null, "task_id"),
-          requestId: value(change.requestId ?? null, "request_id"),
-          reason: value(change.reason ?? null, "reason"),
-          createdAt: value(change.now, "created_at"),
-        })
-        .from(accounts)
-        .where(and(eq(accounts.id, change.accountId), sql`changes() = 1`)),
-    ),
+    ledgerEntry(db, change),
   ] as const;
 }
 

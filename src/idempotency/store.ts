@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql } from "drizzle-orm";
+import { and, eq, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idempotencyRecords } from "../db/schema";
 import { ApiError } from "../errors/api-error";
@@ -122,5 +122,5 @@ export async function releaseKey(db: Db, id: Key & { requestId: string }) {
 
 /** Housekeeping: drops expired records (run from the scheduled handler). */
 export async function purgeExpiredKeys(db: Db, now: number) {
-  await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, sql`${now}`));
+  await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now));
 }

@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { monotonicFactory } from "ulid";
+import { ledgerEntry } from "../credits/ledger";
 import type { Db } from "../db/client";
-import { accounts, creditLedger, type TaskRow, tasks } from "../db/schema";
+import { accounts, type TaskRow, tasks } from "../db/schema";
 import { ApiError } from "../errors/api-error";
 
 const nextId = monotonicFactory();
@@ -60,22 +61,15 @@ export async function createTask(db: Db, input: NewTask): Promise<{ task: TaskRo
         .update(accounts)
         .set({ credits: sql`${accounts.credits} - ${input.cost}` })
         .where(and(eq(accounts.id, input.accountId), sql`changes() = 1`)),
-      db.insert(creditLedger).select(
-        db
-          .select({
-            id: sql<string>`${nextId(input.now)}`.as("id"),
-            accountId: accounts.id,
-            kind: sql<"reserve">`'reserve'`.as("kind"),
-            amount: sql<number>`${-input.cost}`.as("amount"),
-            balanceAfter: accounts.credits,
-            taskId: sql<string>`${row.id}`.as("task_id"),
-            requestId: sql<string>`${input.requestId}`.as("request_id"),
-            reason: sql<string>`${input.type}`.as("reason"),
-            createdAt: sql<number>`${input.now}`.as("created_at"),
-          })
-          .from(accounts)
-          .where(and(eq(accounts.id, input.accountId), sql`changes() = 1`)),
-      ),
+      ledgerEntry(db, {
+        accountId: input.accountId,
+        kind: "reserve",
+        amount: -input.cost,
+        taskId: row.id,
+        requestId: input.requestId,
+        reason: input.type,
+        now: input.now,
+      }),
     ]);
     if (inserted.meta.changes === 1) return { task: row, created: true };
   } catch (error) {

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { ulid } from "ulid";
+import { ledgerEntry } from "../credits/ledger";
 import type { Db } from "../db/client";
-import { accounts, creditLedger, type TaskRow, tasks } from "../db/schema";
+import { accounts, type TaskRow, tasks } from "../db/schema";
 import type { StoredOutput } from "./serialize";
 
 /** queued → processing. False when the task is no longer queued (canceled, or already started). */
@@ -57,22 +57,15 @@ export async function endTask(db: Db, task: TaskRow, ending: Ending, retentionMs
           .update(accounts)
           .set({ credits: sql`${accounts.credits} + ${task.cost}` })
           .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
-        db.insert(creditLedger).select(
-          db
-            .select({
-              id: sql<string>`${ulid(now)}`.as("id"),
-              accountId: accounts.id,
-              kind: sql<"refund">`'refund'`.as("kind"),
-              amount: sql<number>`${task.cost}`.as("amount"),
-              balanceAfter: accounts.credits,
-              taskId: sql<string>`${task.id}`.as("task_id"),
-              requestId: sql<string>`${task.requestId}`.as("request_id"),
-              reason: sql<string>`${`task ${ending.status}`}`.as("reason"),
-              createdAt: sql<number>`${now}`.as("created_at"),
-            })
-            .from(accounts)
-            .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
-        ),
+        ledgerEntry(db, {
+          accountId: task.accountId,
+          kind: "refund",
+          amount: task.cost,
+          taskId: task.id,
+          requestId: task.requestId,
+          reason: `task ${ending.status}`,
+          now,
+        }),
       ])
     : [await update.run()];
   if (changed.meta.changes !== 1) return null;

@@ -7,38 +7,7 @@
  */
 import type { MediaInfo, VideoInfo } from "./media-info.ts";
 import { reduceRate } from "./media-info.ts";
-
-interface Box {
-  type: string;
-  start: number; // payload start
-  end: number;
-}
-
-function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
-  let offset = from;
-  while (offset + 8 <= to) {
-    let size = buf.readUInt32BE(offset);
-    let header = 8;
-    if (size === 1) {
-      if (offset + 16 > to) return;
-      size = Number(buf.readBigUInt64BE(offset + 8));
-      header = 16;
-    } else if (size === 0) size = to - offset;
-    if (size < header || offset + size > to) return;
-    yield {
-      type: buf.toString("latin1", offset + 4, offset + 8),
-      start: offset + header,
-      end: offset + size,
-    };
-    offset += size;
-  }
-}
-
-const child = (buf: Buffer, box: Box | undefined, type: string): Box | undefined =>
-  box === undefined ? undefined : [...boxes(buf, box.start, box.end)].find((b) => b.type === type);
-
-const path = (buf: Buffer, box: Box | undefined, ...types: string[]): Box | undefined =>
-  types.reduce<Box | undefined>((b, t) => child(buf, b, t), box);
+import { type Box, boxes, child, path, timing } from "./mp4-boxes.ts";
 
 const VIDEO_CODECS: Record<string, string> = {
   avc1: "h264",
@@ -166,7 +135,7 @@ function parseMoov(moov: Buffer): MediaInfo | null {
   const root: Box = { type: "moov", start: 8, end: moov.length };
   const mvhd = child(moov, root, "mvhd");
   if (mvhd === undefined) return null;
-  const movieScale = moov.readUInt32BE(mvhd.start + (moov[mvhd.start] === 1 ? 20 : 12));
+  const [movieScale] = timing(moov, mvhd);
   if (movieScale === 0) return null;
   let video: VideoInfo | null = null;
   let audio: MediaInfo["audio"] = null;
@@ -186,11 +155,7 @@ function parseMoov(moov: Buffer): MediaInfo | null {
     if (mdhd === undefined || hdlr === undefined || stbl === undefined || stsd === undefined) return null;
     const handler = moov.toString("latin1", hdlr.start + 8, hdlr.start + 12);
     if (handler !== "vide" && handler !== "soun") continue;
-    const v1 = moov[mdhd.start] === 1;
-    const scale = moov.readUInt32BE(mdhd.start + (v1 ? 20 : 12));
-    const mediaDuration = v1
-      ? Number(moov.readBigUInt64BE(mdhd.start + 24))
-      : moov.readUInt32BE(mdhd.start + 16);
+    const [scale, mediaDuration] = timing(moov, mdhd);
     if (scale === 0) return null;
     // One edit (or none) that starts the track at media_time: the common case; anything else, no guess.
     const elst = path(moov, trak, "edts", "elst");

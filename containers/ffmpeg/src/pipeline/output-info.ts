@@ -8,6 +8,7 @@ import type { OutputFormat } from "../protocol.ts";
 import { imageSize } from "../sniff.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { mediaInfo } from "./media-info.ts";
+import { type Box, boxes, child, timing } from "./mp4-boxes.ts";
 
 export interface OutputInfo {
   duration?: number;
@@ -19,42 +20,6 @@ async function readAt(fh: FileHandle, offset: number, length: number): Promise<B
   const buf = Buffer.alloc(length);
   const { bytesRead } = await fh.read(buf, 0, length, offset);
   return buf.subarray(0, bytesRead);
-}
-
-interface Box {
-  type: string;
-  start: number; // payload start
-  end: number;
-}
-
-function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
-  let offset = from;
-  while (offset + 8 <= to) {
-    let size = buf.readUInt32BE(offset);
-    let header = 8;
-    if (size === 1) {
-      size = Number(buf.readBigUInt64BE(offset + 8));
-      header = 16;
-    } else if (size === 0) size = to - offset;
-    if (size < header || offset + size > to) return;
-    yield {
-      type: buf.toString("latin1", offset + 4, offset + 8),
-      start: offset + header,
-      end: offset + size,
-    };
-    offset += size;
-  }
-}
-
-const child = (buf: Buffer, box: Box, type: string) =>
-  [...boxes(buf, box.start, box.end)].find((b) => b.type === type);
-
-/** Returns [timescale, duration] of an mvhd/mdhd payload. */
-function timing(buf: Buffer, box: Box): [number, number] {
-  const v1 = buf[box.start] === 1;
-  return v1
-    ? [buf.readUInt32BE(box.start + 20), Number(buf.readBigUInt64BE(box.start + 24))]
-    : [buf.readUInt32BE(box.start + 12), buf.readUInt32BE(box.start + 16)];
 }
 
 async function mp4Info(fh: FileHandle, size: number): Promise<OutputInfo | null> {
