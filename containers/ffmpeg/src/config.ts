@@ -30,6 +30,8 @@ export interface EngineConfig {
   x264Preset: string;
   /** How far a source download may run ahead of what ffmpeg has asked for. */
   downloadAheadBytes: number;
+  /** ffprobe processes kept started for input probes (pipeline/warm-probe.ts); 0 turns them off. */
+  warmProbes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -132,5 +134,6 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       64 * 1024,
       2 ** 40,
     ),
+    warmProbes: int(env, "ENGINE_WARM_PROBES", 3, 0, 32),
   };
 }

@@ -16,6 +16,7 @@ import { OPERATIONS } from "./pipeline/index.ts";
 import { type JobContext, type Output, openInput, prepareImage } from "./pipeline/job.ts";
 import { Relay } from "./pipeline/relay.ts";
 import { runMediaJob } from "./pipeline/speculate.ts";
+import { WarmProbes } from "./pipeline/warm-probe.ts";
 import { Pool } from "./pool.ts";
 import {
   EngineError,
@@ -39,6 +40,7 @@ export interface EngineServer {
   close(): Promise<void>;
   jobs: JobRegistry;
   pool: Pool;
+  warmProbes: WarmProbes;
   /** This process's private temp directory. */
   tmpDir: string;
 }
@@ -160,6 +162,9 @@ export async function createEngineServer(
       throw new Error(`${name} does not run (${config.binaries[name as "ffmpeg" | "ffprobe"]})`);
     }
   }
+  // MP4 is the most common source: its probe is warm from the start, other demuxers after first use.
+  const warmProbes = new WarmProbes(config.binaries.ffprobe, relay, config.warmProbes);
+  warmProbes.refill("mov");
   const secretDigest = createHash("sha256").update(config.secret).digest();
 
   const authorized = (req: http.IncomingMessage): boolean => {
@@ -286,6 +291,7 @@ export async function createEngineServer(
           fetched = performance.now();
         },
         defer: (fn) => deferred.push(fn),
+        warmProbes,
         runFfmpeg: (args, opts) => runFfmpeg(config.binaries.ffmpeg, args, opts),
       };
       const output: Output =
@@ -456,6 +462,7 @@ export async function createEngineServer(
     server,
     jobs,
     pool,
+    warmProbes,
     tmpDir,
     listen: () =>
       new Promise((resolve, reject) => {
@@ -471,6 +478,7 @@ export async function createEngineServer(
       const deadline = Date.now() + 5000;
       while (jobs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       server.closeAllConnections();
+      warmProbes.close();
       await relay.close();
       await rm(tmpDir, { recursive: true, force: true });
     },

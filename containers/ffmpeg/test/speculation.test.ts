@@ -110,7 +110,7 @@ describe("speculative ffmpeg", () => {
   async function expectClean() {
     for (let i = 0; i < 100 && engine.engine.jobs.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(liveProcesses.size).toBe(0);
-    expect(await ffmpegChildren()).toEqual([]);
+    expect(await ffmpegChildren(engine.engine.warmProbes.pids())).toEqual([]);
     expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
   }
 

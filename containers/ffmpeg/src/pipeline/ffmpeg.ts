@@ -23,21 +23,35 @@ interface Exit {
   stderr: string;
 }
 
-function run(
-  bin: string,
-  args: readonly string[],
-  signal: AbortSignal,
-  onStdoutLine?: (line: string) => void,
-  maxStdout = LIMITS.maxProbeOutputBytes,
-): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    trace?.(bin, args);
-    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
-    liveProcesses.add(child);
+interface RunOptions {
+  signal: AbortSignal;
+  onStdoutLine?: (line: string) => void;
+  maxStdout?: number;
+  /**
+   * A warm process (warm-probe.ts): started before any job wants it, so it is neither traced nor counted
+   * among the live processes until a job takes it (`adopt`).
+   */
+  warm?: boolean;
+}
+
+interface Started {
+  child: ChildProcess | null;
+  exit: Promise<Exit>;
+}
+
+/** Counts a warm process as a job's from now on (live, traced with the arguments it runs). */
+export function adopt(child: ChildProcess, bin: string, args: readonly string[]): void {
+  trace?.(bin, args);
+  if (child.exitCode === null && child.signalCode === null) liveProcesses.add(child);
+}
+
+function start(bin: string, args: readonly string[], opts: RunOptions): Started {
+  const { signal, onStdoutLine, maxStdout = LIMITS.maxProbeOutputBytes } = opts;
+  if (signal.aborted) return { child: null, exit: Promise.reject(signal.reason) };
+  if (opts.warm !== true) trace?.(bin, args);
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+  if (opts.warm !== true) liveProcesses.add(child);
+  const exit = new Promise<Exit>((resolve, reject) => {
     let stdout = "";
     let stdoutBytes = 0;
     let pending = "";
@@ -81,6 +95,16 @@ function run(
       else resolve({ code, stdout, stderr });
     });
   });
+  return { child, exit };
+}
+
+function run(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+  onStdoutLine?: (line: string) => void,
+): Promise<Exit> {
+  return start(bin, args, { signal, ...(onStdoutLine === undefined ? {} : { onStdoutLine }) }).exit;
 }
 
 const DECODE_FAILURES = [
@@ -162,13 +186,10 @@ export interface ProbeOutput {
   packets?: ProbePacket[];
 }
 
-/** Runs ffprobe with JSON output; a failure means the input could not be read as media. */
-export async function runFfprobe(
-  bin: string,
-  args: readonly string[],
-  signal: AbortSignal,
-): Promise<ProbeOutput> {
-  const exit = await run(bin, ["-hide_banner", "-v", "error", "-of", "json", ...args], signal);
+/** Common leading arguments of every ffprobe run (JSON on stdout, errors only on stderr). */
+const FFPROBE_BASE_ARGS = ["-hide_banner", "-v", "error", "-of", "json"];
+
+function probeOutput(exit: Exit): ProbeOutput {
   if (exit.code !== 0) {
     throw unsupported("the source media is truncated or cannot be decoded", `ffprobe: ${exit.stderr}`);
   }
@@ -180,6 +201,35 @@ export async function runFfprobe(
       `ffprobe printed invalid JSON: ${exit.stdout.slice(0, 200)}`,
     );
   }
+}
+
+/** Runs ffprobe with JSON output; a failure means the input could not be read as media. */
+export async function runFfprobe(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+): Promise<ProbeOutput> {
+  return probeOutput(await run(bin, [...FFPROBE_BASE_ARGS, ...args], signal));
+}
+
+/** An ffprobe started ahead of its job (warm-probe.ts): its process and its eventual answer. */
+export interface WarmFfprobe {
+  child: ChildProcess;
+  /** The full command line, as `adopt` traces it. */
+  args: string[];
+  output: Promise<ProbeOutput>;
+}
+
+/** Starts ffprobe without a job; `signal` kills it. Null when it could not even start. */
+export function startWarmFfprobe(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+): WarmFfprobe | null {
+  const full = [...FFPROBE_BASE_ARGS, ...args];
+  const { child, exit } = start(bin, full, { signal, warm: true });
+  if (child === null) return null;
+  return { child, args: full, output: exit.then(probeOutput) };
 }
 
 /** First line of `<bin> -version`, for /v1/health; null when the binary does not run. */

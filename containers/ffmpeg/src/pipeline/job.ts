@@ -12,6 +12,7 @@ import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";
 import type { Relay } from "./relay.ts";
 import { type RangeOpener, SourceDownload } from "./source.ts";
+import type { WarmProbes } from "./warm-probe.ts";
 
 export interface JobContext {
   id: string;
@@ -27,6 +28,8 @@ export interface JobContext {
   markFetched(): void;
   /** Cleanup to run when the job ends (after the response). */
   defer(fn: () => void): void;
+  /** Warm ffprobe processes for input probes; absent when the engine keeps none. */
+  warmProbes?: WarmProbes;
   /** Runs ffmpeg (pipeline/ffmpeg.ts runFfmpeg); speculate.ts may share a run that started early. */
   runFfmpeg(args: readonly string[], opts: FfmpegRun): Promise<string>;
 }
@@ -109,6 +112,8 @@ export async function openInput(
 export type OpenedInput = Omit<Input, "info"> & {
   /** The spellings of this source in ffmpeg arguments (relay URL, file path). */
   refs: readonly string[];
+  /** The spelling to use now: the file once the download is complete, else the relay URL. */
+  ref(): string;
 };
 
 /** Opens and sniffs the job's audio/video source (MP4s are checked for truncation) and relays it. */
@@ -126,35 +131,48 @@ export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promis
   ctx.markFetched();
   const relayed = ctx.relay.register(source);
   ctx.defer(relayed.release);
-  const args = (before: readonly string[] = []): string[] => {
-    const common = [
-      "-probesize",
-      String(LIMITS.probeSizeBytes),
-      "-analyzeduration",
-      String(LIMITS.analyzeDurationUs),
-      "-f",
-      sniffed.demuxer,
-      ...before,
-    ];
-    // A complete download is read from disk; a partial one through the relay, which waits for bytes.
-    return source.done && source.error === null
-      ? [...common, "-protocol_whitelist", "file", "-i", `file:${source.path}`]
-      : [...common, "-protocol_whitelist", "http,tcp", "-i", relayed.url];
-  };
-  return { source, sniffed, args, refs: [relayed.url, `file:${source.path}`] };
+  // A complete download is read from disk; a partial one through the relay, which waits for bytes.
+  const ref = () => (source.done && source.error === null ? `file:${source.path}` : relayed.url);
+  const args = (before: readonly string[] = []) => mediaInputArgs(sniffed.demuxer, ref(), before);
+  return { source, sniffed, args, ref, refs: [relayed.url, `file:${source.path}`] };
 }
 
-/** The input probe (ffprobe): what the operations need to know about the source. */
+/**
+ * ffmpeg/ffprobe input arguments of a sniffed audio/video source read from `ref` (a relay URL or
+ * file:<path>): bounded probing, the sniffed demuxer forced, and only the protocol `ref` needs.
+ */
+export function mediaInputArgs(demuxer: string, ref: string, before: readonly string[] = []): string[] {
+  return [
+    ...["-probesize", String(LIMITS.probeSizeBytes), "-analyzeduration", String(LIMITS.analyzeDurationUs)],
+    ...["-f", demuxer, ...before],
+    ...["-protocol_whitelist", ref.startsWith("file:") ? "file" : "http,tcp", "-i", ref],
+  ];
+}
+
+/** The arguments of the input probe of a source read from `ref`, after ffprobe's own leading ones. */
+export function inputProbeArgs(demuxer: string, extra: readonly string[], ref: string): string[] {
+  return ["-show_format", "-show_streams", ...extra, ...mediaInputArgs(demuxer, ref)];
+}
+
+/**
+ * The input probe (ffprobe): what the operations need to know about the source. A warm ffprobe answers
+ * when one waits for this kind of source (warm-probe.ts); the engine then starts the next after the job.
+ */
 export async function probeInput(
   ctx: JobContext,
   input: OpenedInput,
   extraProbeArgs: readonly string[],
 ): Promise<MediaInfo> {
-  const { source } = input;
-  const probe = await runFfprobe(
-    ctx.config.binaries.ffprobe,
-    ["-show_format", "-show_streams", ...extraProbeArgs, ...input.args()],
-    ctx.signal,
+  const { source, sniffed } = input;
+  const warm = extraProbeArgs.length === 0 ? ctx.warmProbes : undefined;
+  if (warm !== undefined) ctx.defer(() => warm.refill(sniffed.demuxer));
+  const probe = await (
+    warm?.take(sniffed.demuxer, source, ctx.signal) ??
+    runFfprobe(
+      ctx.config.binaries.ffprobe,
+      inputProbeArgs(sniffed.demuxer, extraProbeArgs, input.ref()),
+      ctx.signal,
+    )
   ).catch((err: unknown) => {
     // A failed download explains a failed probe better than ffprobe does.
     throw source.error ?? source.rangeError ?? err;

@@ -30,9 +30,17 @@ function parseRange(
   return start >= total || end < start ? "invalid" : { start, end };
 }
 
+export interface RelaySlot {
+  url: string;
+  bind(source: SourceDownload): void;
+  release(): void;
+}
+
 export class Relay {
   private readonly server: http.Server;
   private readonly sources = new Map<string, SourceDownload>();
+  /** Reserved URLs whose source is not known yet: requests wait for `bind` (or `release`). */
+  private readonly pending = new Map<string, Promise<SourceDownload | undefined>>();
   private base = "";
 
   constructor() {
@@ -54,14 +62,37 @@ export class Relay {
 
   /** Makes a source readable at a fresh URL until `release` is called. */
   register(source: SourceDownload): { url: string; release: () => void } {
+    const slot = this.reserve();
+    slot.bind(source);
+    return { url: slot.url, release: slot.release };
+  }
+
+  /**
+   * A fresh URL for a source that comes later (a warm ffprobe waits on it, warm-probe.ts): requests to it
+   * wait until `bind`; after `release` they, and any still waiting, get 404.
+   */
+  reserve(): RelaySlot {
     const token = randomBytes(24).toString("hex");
-    this.sources.set(token, source);
-    return { url: `${this.base}/s/${token}`, release: () => this.sources.delete(token) };
+    let settle: (source: SourceDownload | undefined) => void = () => {};
+    this.pending.set(token, new Promise((resolve) => (settle = resolve)));
+    return {
+      url: `${this.base}/s/${token}`,
+      bind: (source) => {
+        if (this.pending.delete(token)) this.sources.set(token, source);
+        settle(source);
+      },
+      release: () => {
+        this.pending.delete(token);
+        this.sources.delete(token);
+        settle(undefined);
+      },
+    };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const token = /^\/s\/([0-9a-f]{48})$/.exec(req.url ?? "")?.[1];
-    const source = token === undefined ? undefined : this.sources.get(token);
+    const source =
+      token === undefined ? undefined : (this.sources.get(token) ?? (await this.pending.get(token)));
     if (source === undefined || (req.method !== "GET" && req.method !== "HEAD")) {
       res.writeHead(404).end();
       return;

@@ -49,6 +49,7 @@ export async function startTestEngine(
     readTimeoutMs: 3000,
     x264Preset: "veryfast",
     downloadAheadBytes: 32 * 1024 * 1024,
+    warmProbes: 3,
     ...overrides,
   };
   const engine = await createEngineServer(config, { log: () => {}, ...options });
@@ -213,16 +214,22 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** ffmpeg/ffprobe processes whose parent is this test process (read from /proc). */
-export async function ffmpegChildren(): Promise<number[]> {
+/** ffmpeg/ffprobe children of this process, but for the engine's waiting warm probes (`except`). */
+export async function ffmpegChildren(except: readonly number[] = []): Promise<number[]> {
   const { readFile } = await import("node:fs/promises");
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
     const m = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
-    if (m !== null && Number(m[2]) === process.pid && /^ff(mpeg|probe)$/.test(m[1] ?? "")) {
-      pids.push(Number(entry));
+    const pid = Number(entry);
+    if (
+      m !== null &&
+      Number(m[2]) === process.pid &&
+      /^ff(mpeg|probe)$/.test(m[1] ?? "") &&
+      !except.includes(pid)
+    ) {
+      pids.push(pid);
     }
   }
   return pids;
