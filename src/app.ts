@@ -13,12 +13,14 @@ import { registerDocs } from "./routes/docs";
 import { registerFileRoutes } from "./routes/files/get";
 import { registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
+import { taskReadAhead } from "./routes/tasks/get";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 
 /**
- * The application, built once. Middleware order: request context (id, config, db) → authentication and rate
- * limit (/v1) or the admin token (/admin/v1) → body guard (1 MiB, JSON only) → the route's validation → handler.
+ * The application, built once. Middleware order: request context (id, config, db) → (GET /v1/tasks/{id} only:
+ * the task read starts) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
+ * (1 MiB, JSON only) → the route's validation → handler.
  */
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -26,6 +28,7 @@ export function createApp() {
   app.notFound(notFoundHandler(() => app.routes));
 
   app.use("*", requestContext);
+  app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
   app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", async (c, next) =>
     c.req.path === "/admin/v1/openapi.json" ? next() : adminAuth(c, next),

@@ -92,6 +92,33 @@ export async function serveMedia() {
   return { url: (name: string) => `http://127.0.0.1:${port}/${name}`, close: () => server.close() };
 }
 
+/**
+ * A source that never finishes: it declares 10 MB and sends one zero byte a second, so a task reading it stays
+ * `processing` (the engine's read timeout never fires) for as long as the bench runs.
+ */
+export async function trickleServer() {
+  const timers = new Set<NodeJS.Timeout>();
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-length": 10_000_000, "content-type": "video/mp4" });
+    const timer = setInterval(() => res.write(Buffer.alloc(1)), 1000);
+    timers.add(timer);
+    res.on("close", () => {
+      clearInterval(timer);
+      timers.delete(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/never-ending.mp4`,
+    close: () => {
+      for (const timer of timers) clearInterval(timer);
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
 export function p50(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;

@@ -16,6 +16,18 @@ function requiredScope(method: string): Scope {
   return method === "GET" || method === "HEAD" ? "read" : "write";
 }
 
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else undefined. */
+function bearerToken(header: string): string | undefined {
+  const [scheme, token, ...rest] = header.trim().split(/\s+/);
+  return scheme?.toLowerCase() === "bearer" && rest.length === 0 ? token : undefined;
+}
+
+/** True when the request presents a well-formed API key (not yet checked against its gate). */
+export function presentsWellFormedKey(authorization: string | undefined): boolean {
+  const token = authorization === undefined ? undefined : bearerToken(authorization);
+  return token !== undefined && parseToken(token) !== null;
+}
+
 /**
  * API-key authentication (interface.md "Authentication", decisions.md §10) and the per-key rate limit in one
  * call to the key's gate, then the scope check — so a refused scope still counts and carries RateLimit fields.
@@ -30,8 +42,8 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
         : "The Authorization header is missing; send Authorization: Bearer p6_<key_id>:<secret>.",
     );
   }
-  const [scheme, token, ...rest] = header.trim().split(/\s+/);
-  if (scheme?.toLowerCase() !== "bearer" || token === undefined || rest.length > 0) {
+  const token = bearerToken(header);
+  if (token === undefined) {
     throw unauthorized("Only the Bearer scheme is accepted: Authorization: Bearer p6_<key_id>:<secret>.");
   }
   const parsed = parseToken(token);

@@ -1,5 +1,6 @@
 import type { Config } from "../config/config";
 import type { Db } from "../db/client";
+import type { TaskRow } from "../db/schema";
 import type { Timing } from "./timing";
 
 /** What the API key middleware establishes for the rest of the request. */
@@ -18,5 +19,7 @@ export type AppEnv = {
     db: Db;
     timing: Timing;
     principal: Principal;
+    /** GET /v1/tasks/{id}: the row read while the key is checked (routes/tasks/get.ts taskReadAhead). */
+    taskRead?: Promise<TaskRow | undefined>;
   };
 };

@@ -34,6 +34,37 @@ export async function listTasks(db: Db, accountId: string, filter: TaskFilter) {
   return { rows: hasNext ? rows.slice(0, filter.limit) : rows, hasNext };
 }
 
+/** A task by id, whoever owns it: callers compare `accountId` before revealing anything. */
+export async function getTaskById(db: Db, id: string): Promise<TaskRow | undefined> {
+  return db.select().from(tasks).where(eq(tasks.id, id)).get();
+}
+
+const ENDED: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
+/** How long an ended task is kept in the isolate at most, and how many. */
+const ENDED_TTL_MS = 60_000;
+const ENDED_MAX = 1000;
+const ended = new Map<string, { row: TaskRow; until: number }>();
+
+/**
+ * getTaskById for GET /v1/tasks/{id}, with ended tasks kept in the isolate. A task's row never changes once
+ * it has ended (transitions.ts endTask: only queued/processing rows change status, and nothing else writes
+ * an ended row) until its outputs expire at expires_at, when the runner removes them (data_removed). So a
+ * copy kept until min(expires_at, 60 s) is exactly the row D1 holds, and clients that read a finished task
+ * again (polling, fetching its output URLs) do not cost a database read. Tasks still running are always
+ * read from D1.
+ */
+export async function readTask(db: Db, id: string, now = Date.now()): Promise<TaskRow | undefined> {
+  const hit = ended.get(id);
+  if (hit !== undefined && now < hit.until) return hit.row;
+  if (hit !== undefined) ended.delete(id);
+  const row = await getTaskById(db, id);
+  if (row !== undefined && ENDED.has(row.status) && !row.dataRemoved && row.expiresAt > now) {
+    if (ended.size >= ENDED_MAX) ended.delete(ended.keys().next().value!);
+    ended.set(id, { row, until: Math.min(row.expiresAt, now + ENDED_TTL_MS) });
+  }
+  return row;
+}
+
 /** A task of this account, or undefined (another account's task is indistinguishable from a missing one). */
 export async function getTask(db: Db, accountId: string, id: string): Promise<TaskRow | undefined> {
   return db

@@ -86,6 +86,25 @@ describe("GET /v1/tasks/{id}", () => {
       expect((await problem(response)).code).toBe("RESOURCE_NOT_FOUND");
     }
   });
+
+  it("the read that starts beside the key check reveals nothing to a refused key", async () => {
+    const owner = await newAccount();
+    const row = await insertTask(owner.accountId, { status: "succeeded", completedAt: Date.now() });
+    const [keyId] = owner.key.slice(3).split(":");
+    const forged = `p6_${keyId}:${"0".repeat(64)}`;
+    const answers = [];
+    for (const id of [row.id, "01JD5Z8X4QK3M7R2T9V6W1Y0AB"]) {
+      const response = await call(`/v1/tasks/${id}`, { key: forged });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toBe("Bearer");
+      const { instance, request_id, ...body } = await problem(response);
+      answers.push(body);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toMatchObject({ code: "AUTH_INVALID_TOKEN" });
+    // The owner still reads it, through the same early read.
+    expect((await call(`/v1/tasks/${row.id}`, { key: owner.key })).status).toBe(200);
+  });
 });
 
 describe("GET /v1/tasks", () => {
