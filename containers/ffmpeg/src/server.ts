@@ -1,37 +1,35 @@
 /**
  * The engine's HTTP surface (protocol v1, README.md): authentication, routing, the job lifecycle (queue,
- * slot, fetch, process, stream the file back, clean up) and /v1/fetch.
+ * slot, fetch, process, stream the file back, clean up); /v1/fetch is fetch-route.ts, the shared HTTP
+ * plumbing http-io.ts.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import type { EngineConfig } from "./config.ts";
+import { fetchMedia } from "./fetch-route.ts";
+import {
+  abortOnDisconnect,
+  positiveInt,
+  readJson,
+  sendError,
+  sendJson,
+  sourceUrl,
+  streamFile,
+} from "./http-io.ts";
 import { JobRegistry } from "./jobs.ts";
 import { runFfmpeg, versionLine } from "./pipeline/ffmpeg.ts";
 import { OPERATIONS } from "./pipeline/index.ts";
-import { type JobContext, type Output, openInput, prepareImage } from "./pipeline/job.ts";
+import { type JobContext, type Output, prepareImage } from "./pipeline/job.ts";
 import { Relay } from "./pipeline/relay.ts";
 import { runMediaJob } from "./pipeline/speculate.ts";
 import { WarmProbes } from "./pipeline/warm-probe.ts";
 import { Pool } from "./pool.ts";
-import {
-  EngineError,
-  type FetchedMedia,
-  invalid,
-  isJobType,
-  type JobType,
-  type MediaKind,
-  PROTOCOL_VERSION,
-  unsupported,
-} from "./protocol.ts";
-import { checkUrl } from "./security/address-policy.ts";
+import { EngineError, invalid, isJobType, type JobType, PROTOCOL_VERSION } from "./protocol.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
-import { describeBytes, LIMITS } from "./security/limits.ts";
-import { imageSize } from "./sniff.ts";
+import { LIMITS } from "./security/limits.ts";
 
 export interface EngineServer {
   server: http.Server;
@@ -52,70 +50,6 @@ export interface EngineOptions {
 }
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
-
-const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" };
-
-function sendJson(
-  res: http.ServerResponse,
-  status: number,
-  body: unknown,
-  headers: http.OutgoingHttpHeaders = {},
-) {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-function sendError(res: http.ServerResponse, err: EngineError): void {
-  sendJson(res, err.status, err.toBody());
-}
-
-async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > LIMITS.maxRequestBodyBytes) {
-      throw new EngineError(
-        "REQUEST_BODY_TOO_LARGE",
-        `the request body exceeds ${describeBytes(LIMITS.maxRequestBodyBytes)}`,
-      );
-    }
-    chunks.push(chunk);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw invalid("body", "the request body must be JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalid("body", "the request body must be an object");
-  }
-  return body as Record<string, unknown>;
-}
-
-function positiveInt(body: Record<string, unknown>, key: string, fallback: number, max: number): number {
-  const value = body[key];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalid(key, `${key} must be an integer between 1 and ${max}`);
-  }
-  return value;
-}
-
-function sourceUrl(body: Record<string, unknown>, policy: FetchPolicy): string {
-  const url = body.source_url;
-  if (typeof url !== "string" || url === "") throw invalid("source_url", "source_url is required");
-  const check = checkUrl(url, policy);
-  if (!check.ok) throw invalid("source_url", `source_url ${check.reason}`);
-  return url;
-}
 
 /** Removes temp directories left by engine processes that no longer exist. */
 async function sweepStale(root: string): Promise<void> {
@@ -171,68 +105,6 @@ export async function createEngineServer(
     const header = req.headers.authorization ?? "";
     const token = header.startsWith("Bearer ") ? header.slice(7) : "";
     return timingSafeEqual(createHash("sha256").update(token).digest(), secretDigest);
-  };
-
-  /**
-   * Responses whose last byte has been handed to the socket. A client may close as soon as it has
-   * Content-Length bytes, before the file stream has even seen its end: that is a delivery, not an abort.
-   */
-  const delivered = new WeakSet<http.ServerResponse>();
-
-  /**
-   * Aborts the job when the client goes away before the response is complete, i.e. when the connection
-   * (the request's socket) closes first. Two things look like a disconnect and are not: the request
-   * stream's own 'close' (it closes as soon as its body has been read), and `res.socket === null`. On a
-   * keep-alive connection the client may send its next request as soon as it has the previous answer's
-   * Content-Length bytes, while our end of that answer is still finishing (the file stream has not seen
-   * its end yet); Node then parses the new request and queues its response without a socket until the
-   * previous one is done. Such a queued response gets no 'close' if the connection drops, so the socket's
-   * 'close' is watched as well.
-   */
-  const abortOnDisconnect = (
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    controller: AbortController,
-  ) => {
-    const gone = () => {
-      if (!res.writableEnded && !delivered.has(res)) {
-        controller.abort(new EngineError("INTERNAL", "the client went away"));
-      }
-    };
-    const connection = req.socket;
-    if (connection.destroyed) {
-      gone();
-      return;
-    }
-    connection.once("close", gone);
-    res.once("close", () => {
-      connection.off("close", gone);
-      gone();
-    });
-  };
-
-  const streamFile = async (
-    res: http.ServerResponse,
-    file: string,
-    size: number,
-    headers: http.OutgoingHttpHeaders,
-  ) => {
-    res.writeHead(200, { "content-length": size, ...headers });
-    // Bounded by the known size: the response ends with its last byte, not one empty read later.
-    const file$ = createReadStream(file, {
-      highWaterMark: 1024 * 1024,
-      ...(size > 0 ? { start: 0, end: size - 1 } : {}),
-    });
-    let sent = 0;
-    file$.on("data", (chunk) => {
-      sent += chunk.length;
-      if (sent >= size) delivered.add(res);
-    });
-    try {
-      await pipeline(file$, res);
-    } catch (err) {
-      if (!delivered.has(res)) throw err;
-    }
   };
 
   async function runJob(type: JobType, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -335,77 +207,6 @@ export async function createEngineServer(
     if (failure !== undefined) sendError(res, failure);
   }
 
-  async function fetchMedia(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const body = await readJson(req);
-    const url = sourceUrl(body, policy);
-    const maxBytes = positiveInt(
-      body,
-      "max_source_bytes",
-      LIMITS.defaultMaxFetchBytes,
-      LIMITS.maxSourceBytesCeiling,
-    );
-    const timeoutMs = positiveInt(body, "timeout_ms", 60_000, LIMITS.maxTimeoutMs);
-    const accept = body.accept ?? ["image"];
-    if (
-      !Array.isArray(accept) ||
-      accept.length === 0 ||
-      !accept.every((k) => k === "image" || k === "video" || k === "audio")
-    ) {
-      throw invalid("accept", 'accept must list "image", "video" and/or "audio"');
-    }
-    const kinds = accept as MediaKind[];
-    const controller = new AbortController();
-    abortOnDisconnect(req, res, controller);
-    const timer = setTimeout(
-      () => controller.abort(new EngineError("PROCESSING_TIMEOUT", "fetching the source took too long")),
-      timeoutMs,
-    );
-    const dir = await mkdtemp(path.join(tmpDir, "fetch-"));
-    const deferred: (() => void)[] = [];
-    const ctx = { signal: controller.signal, dir, policy, defer: (fn: () => void) => deferred.push(fn) };
-    try {
-      const { source, sniffed } = await openInput(ctx, url, "source_url", maxBytes, "source");
-      const kind =
-        sniffed === null
-          ? null
-          : sniffed.kind === "av"
-            ? kinds.includes("video")
-              ? "video"
-              : "audio"
-            : sniffed.kind;
-      if (sniffed === null || kind === null || !kinds.includes(kind)) {
-        throw unsupported(
-          kinds.length === 1 && kinds[0] === "image"
-            ? "the source is not a PNG, JPEG or WebP image"
-            : "the source media type is not supported",
-        );
-      }
-      const head = await source.read(0, LIMITS.sniffBytes);
-      const size = await source.complete();
-      const media: FetchedMedia = {
-        kind,
-        format: sniffed.format,
-        ...(kind === "image" ? (imageSize(head) ?? {}) : {}),
-      };
-      await streamFile(res, source.path, size, {
-        "content-type": IMAGE_TYPES[sniffed.format] ?? "application/octet-stream",
-        "x-engine-media": JSON.stringify(media),
-      });
-    } catch (err) {
-      const reason = controller.signal.aborted ? controller.signal.reason : err;
-      const failure =
-        reason instanceof EngineError
-          ? reason
-          : new EngineError("INTERNAL", "internal engine error", { internal: String(err) });
-      if (failure.code === "INTERNAL") log(`fetch failed: ${failure.internal ?? failure.message}`);
-      sendError(res, failure);
-    } finally {
-      clearTimeout(timer);
-      for (const fn of deferred) fn();
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
-
   const routes: Handler = async (req, res) => {
     const url = new URL(req.url ?? "/", "http://engine");
     const route = url.pathname;
@@ -427,7 +228,7 @@ export async function createEngineServer(
       });
       return;
     }
-    if (req.method === "POST" && route === "/v1/fetch") return fetchMedia(req, res);
+    if (req.method === "POST" && route === "/v1/fetch") return fetchMedia({ policy, tmpDir, log }, req, res);
     const jobRoute = /^\/v1\/jobs\/([^/]+)$/.exec(route)?.[1];
     if (jobRoute !== undefined) {
       const name = decodeURIComponent(jobRoute);
