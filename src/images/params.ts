@@ -1,18 +1,15 @@
 import { z } from "@hono/zod-openapi";
+import { HttpUrl } from "../util/http-url";
 import { POSITIONS } from "./composite";
 
 /** Parameters of image.watermark (decisions.md §4). Unknown keys are rejected. */
 export const ImageWatermarkParamsSchema = z
   .strictObject({
-    watermark_url: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional()
-      .openapi({
-        description:
-          "Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.",
-        example: "https://example.com/logo.png",
-      }),
+    watermark_url: HttpUrl.optional().openapi({
+      description:
+        "Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.",
+      example: "https://example.com/logo.png",
+    }),
     text: z.string().min(1).max(200).optional().openapi({
       description:
         'Text to draw instead of a logo (1–200 characters, "\\n" starts a new line), in DejaVu Sans.',

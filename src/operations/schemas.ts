@@ -1,15 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { POSITIONS } from "../images";
+import { HttpUrl } from "../util/http-url";
 
 /** Pieces shared by the operations' params and results (decisions.md §4 and §5). */
-
-export const HttpUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2048)
-  .refine((value) => {
-    const url = new URL(value);
-    return url.username === "" && url.password === "";
-  }, "Must be a public http(s) URL without credentials.");
 
 export const Seconds = z
   .number()

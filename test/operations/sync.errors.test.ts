@@ -43,6 +43,15 @@ describe.each(ROUTES)("%s: every listed error", (path) => {
       "VALIDATION_INVALID_ARGUMENT",
     );
     expect(body.errors?.map((e) => e.field)).toContain("source_url");
+    // Not a URL at all: a 400 naming the field, not an exception in the URL check.
+    for (const notUrl of ["a.mp4", "http://", "http://exa mple.com/a.mp4"]) {
+      body = await expectProblem(
+        await operate(path, key, { source_url: notUrl }),
+        400,
+        "VALIDATION_INVALID_ARGUMENT",
+      );
+      expect(body.errors?.map((e) => e.field)).toContain("source_url");
+    }
     body = await expectProblem(
       await operate(path, key, { source_url: media("av.mp4") }, { idempotencyKey: null }),
       400,

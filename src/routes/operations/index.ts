@@ -4,9 +4,9 @@ import { errorTypeBase } from "../../errors/problem";
 import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
 import { OPERATIONS } from "../../operations";
-import { HttpUrl } from "../../operations/schemas";
 import { executeSync } from "../../operations/sync";
 import type { Operation } from "../../operations/types";
+import { HttpUrl } from "../../util/http-url";
 
 const headers = z.object({
   "idempotency-key": z
