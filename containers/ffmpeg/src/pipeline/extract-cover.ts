@@ -8,7 +8,7 @@ import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
-import { forbid, optEnum, optNumber, readParams, sec } from "./params.ts";
+import { forbid, optEnum, optNumber, readParams, SECONDS, sec } from "./params.ts";
 
 const FORMATS = ["jpeg", "png", "webp"] as const;
 type CoverFormat = (typeof FORMATS)[number];
@@ -27,7 +27,7 @@ function parse(raw: unknown): CoverParams {
   const dim = { min: 1, max: LIMITS.maxOutputDimension, integer: true };
   if (format === "png") forbid(p, "quality", "applies to jpeg and webp only");
   return {
-    time: optNumber(p, "time", { min: 0 }),
+    time: optNumber(p, "time", SECONDS),
     format,
     width: optNumber(p, "width", dim),
     height: optNumber(p, "height", dim),

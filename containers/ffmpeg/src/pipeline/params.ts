@@ -1,12 +1,20 @@
 /**
  * Small validators for job params (decisions.md §4). Each failure is VALIDATION_INVALID_ARGUMENT naming the
- * field as "params.<key>"; unknown keys are refused.
+ * field as "params.<key>"; unknown keys are refused, and so is `null` (an optional key is left out, as the
+ * Worker's schemas require; test/operations/params-drift.test.ts holds the two sides together).
  */
 import { invalid } from "../protocol.ts";
 
 export type RawParams = Record<string, unknown>;
 
 const field = (key: string) => `params.${key}`;
+
+/** The value of `key`, undefined when absent; null is refused. */
+function paramValue(params: RawParams, key: string): unknown {
+  const value = params[key];
+  if (value === null) throw invalid(field(key), `${key} must not be null (leave it out instead)`);
+  return value;
+}
 
 /** Refuses anything that is not a plain object, and every key not in `allowed`. */
 export function readParams(raw: unknown, allowed: readonly string[]): RawParams {
@@ -28,8 +36,8 @@ interface NumberRule {
 }
 
 export function optNumber(params: RawParams, key: string, rule: NumberRule = {}): number | undefined {
-  const value = params[key];
-  if (value === undefined || value === null) return undefined;
+  const value = paramValue(params, key);
+  if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value)) {
     throw invalid(field(key), `${key} must be a number`);
   }
@@ -59,8 +67,8 @@ export function optEnum<T extends string>(
   key: string,
   values: readonly T[],
 ): T | undefined {
-  const value = params[key];
-  if (value === undefined || value === null) return undefined;
+  const value = paramValue(params, key);
+  if (value === undefined) return undefined;
   if (typeof value !== "string" || !(values as readonly string[]).includes(value)) {
     throw invalid(field(key), `${key} must be one of: ${values.join(", ")}`);
   }
@@ -68,16 +76,23 @@ export function optEnum<T extends string>(
 }
 
 export function optString(params: RawParams, key: string): string | undefined {
-  const value = params[key];
-  if (value === undefined || value === null) return undefined;
+  const value = paramValue(params, key);
+  if (value === undefined) return undefined;
   if (typeof value !== "string") throw invalid(field(key), `${key} must be a string`);
   return value;
 }
 
 /** Refuses `key` when present: it does not apply with the other params given. */
 export function forbid(params: RawParams, key: string, why: string): void {
-  if (params[key] !== undefined && params[key] !== null) throw invalid(field(key), `${key} ${why}`);
+  if (params[key] !== undefined) throw invalid(field(key), `${key} ${why}`);
 }
+
+/** The longest time any param may name: a week, as the Worker's `Seconds` (src/operations/schemas.ts). */
+const MAX_SECONDS = 86_400 * 7;
+
+/** A time in seconds, 0 up to a week (or just above 0 with `positive`). */
+export const SECONDS = { min: 0, max: MAX_SECONDS } as const;
+const POSITIVE_SECONDS = { above: 0, max: MAX_SECONDS } as const;
 
 export interface Window {
   start: number;
@@ -87,9 +102,9 @@ export interface Window {
 
 /** `start` (required, ≥ 0) and exactly one of `end` (> start) or `duration` (> 0). */
 export function readWindow(params: RawParams): Window {
-  const start = reqNumber(params, "start", { min: 0 });
-  const end = optNumber(params, "end", { min: 0 });
-  const duration = optNumber(params, "duration", { above: 0 });
+  const start = reqNumber(params, "start", SECONDS);
+  const end = optNumber(params, "end", SECONDS);
+  const duration = optNumber(params, "duration", POSITIVE_SECONDS);
   if (end !== undefined && duration !== undefined) {
     throw invalid(field("duration"), "give either end or duration, not both");
   }

@@ -27,6 +27,7 @@ import {
   type RawParams,
   readParams,
   roundSec,
+  SECONDS,
   sec,
 } from "./params.ts";
 import { evenScale } from "./trim.ts";
@@ -71,6 +72,18 @@ export const MARK_KEYS = [
   "scale",
 ] as const;
 
+function isHttpUrl(value: string): boolean {
+  if (value.length > 2048) return false;
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === ""
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Reads the mark's params. `video`: params that do not apply to the chosen mark are refused, and text is
  * 1–200 characters without control characters but newline. `image`: exactly the Worker's
@@ -86,6 +99,10 @@ export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
   }
   if (url === undefined && text === undefined) {
     throw invalid("params.watermark_url", "watermark_url or text is required");
+  }
+  // The Worker's HttpUrl; the address rules apply when the logo is fetched (openInput).
+  if (url !== undefined && !isHttpUrl(url)) {
+    throw invalid("params.watermark_url", "watermark_url must be an http(s) URL without credentials");
   }
   const strict = rules === "video";
   const color = () => {
@@ -135,8 +152,8 @@ export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
 function parse(raw: unknown): WatermarkParams {
   const p = readParams(raw, [...MARK_KEYS, "start", "end"]);
   const mark = parseMark(p, "video");
-  const start = optNumber(p, "start", { min: 0 });
-  const end = optNumber(p, "end", { min: 0 });
+  const start = optNumber(p, "start", SECONDS);
+  const end = optNumber(p, "end", SECONDS);
   if (start !== undefined && end !== undefined && end <= start) {
     throw invalid("params.end", "end must be greater than start");
   }
