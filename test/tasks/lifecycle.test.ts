@@ -127,6 +127,12 @@ describe("POST /v1/tasks → queue → Durable Object → engine", () => {
       "webhook",
       { type: "video.probe", source_url: "https://example.com/a.mp4", webhook: "http://10.0.0.8/hook" },
     ],
+    ["source_url", { type: "video.probe", source_url: "a.mp4" }],
+    ["webhook", { type: "video.probe", source_url: "https://example.com/a.mp4", webhook: "hook" }],
+    [
+      "params.watermark_url",
+      { type: "image.watermark", source_url: "https://example.com/a.png", params: { watermark_url: "logo" } },
+    ],
     [
       "webhook",
       {
