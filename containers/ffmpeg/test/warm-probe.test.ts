@@ -131,19 +131,29 @@ describe("warm input probes", () => {
     await until("a warm MP4 probe", waitingFor("mov"));
     const pid = movPid();
     const controller = new AbortController();
-    // A source trickling at 4 KiB/s: the probe waits on its bytes.
-    const response = warm
-      .job(
-        "video.probe",
-        { source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=4`), params: {} },
-        {
-          signal: controller.signal,
-        },
-      )
-      .catch(() => null);
-    await until("the job to take the process", () => liveProcesses.size === 1);
-    controller.abort();
-    await response;
+    // The client goes away the moment the job adopts the waiting process (adoption traces its command);
+    // the source trickles at 4 KiB/s, so the probe is still waiting for media data then.
+    let adopted: readonly string[] | undefined;
+    traceCommands((bin, args) => {
+      if (bin !== bins.ffprobe || adopted !== undefined) return;
+      adopted = args;
+      controller.abort();
+    });
+    try {
+      const response = await warm
+        .job(
+          "video.probe",
+          { source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=4`), params: {} },
+          {
+            signal: controller.signal,
+          },
+        )
+        .catch(() => null);
+      expect(response).toBeNull();
+    } finally {
+      traceCommands(null);
+    }
+    expect(adopted?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\//);
     await until("the job to end", () => warm.engine.jobs.size === 0);
     await until("the taken process to exit", () => liveProcesses.size === 0);
     expect(processAlive(pid)).toBe(false);
