@@ -2,12 +2,16 @@
  * Format and dimensions from the first bytes of a PNG, JPEG or WebP, without decoding, so limits are checked
  * before any work starts. Anything else (or a header cut short) is not an image: null.
  */
+import { exifOrientation, type Orientation } from "./orientation";
+
 export type ImageFormat = "jpeg" | "png" | "webp";
 
 export type ImageHeader = {
   format: ImageFormat;
+  /** As stored; shown turned by `orientation` (JPEG EXIF; 1 for PNG and WebP). */
   width: number;
   height: number;
+  orientation: Orientation;
   /** Animated WebP (VP8X with the animation flag). Not supported by the codecs: callers refuse it. */
   animated: boolean;
 };
@@ -42,7 +46,7 @@ function u24le(b: Uint8Array, o: number): number {
 function readPng(b: Uint8Array): ImageHeader | null {
   // Signature, then the IHDR chunk: length 13, type, width, height.
   if (b.length < 24 || PNG_SIGNATURE.some((v, i) => b[i] !== v) || ascii(b, 12, 4) !== "IHDR") return null;
-  return { format: "png", width: u32be(b, 16), height: u32be(b, 20), animated: false };
+  return { format: "png", width: u32be(b, 16), height: u32be(b, 20), orientation: 1, animated: false };
 }
 
 /** Start-of-frame markers (baseline, extended, progressive, lossless, arithmetic); not DHT (C4), JPG (C8), DAC (CC). */
@@ -51,11 +55,16 @@ function isStartOfFrame(marker: number): boolean {
 }
 
 function readJpeg(b: Uint8Array): ImageHeader | null {
+  let orientation: Orientation = 1;
   for (const { marker, offset } of jpegSegments(b)) {
     if (marker === 0xda) return null; // scan data before any frame header
+    if (marker === 0xe1 && orientation === 1) {
+      orientation = exifOrientation(b.subarray(offset + 4, offset + 2 + u16be(b, offset + 2)));
+    }
     if (isStartOfFrame(marker)) {
       if (offset + 9 > b.length) return null;
-      return { format: "jpeg", height: u16be(b, offset + 5), width: u16be(b, offset + 7), animated: false };
+      const [height, width] = [u16be(b, offset + 5), u16be(b, offset + 7)];
+      return { format: "jpeg", height, width, orientation, animated: false };
     }
   }
   return null;
@@ -97,7 +106,7 @@ function readWebp(b: Uint8Array): ImageHeader | null {
     if (b[d + 3] !== 0x9d || b[d + 4] !== 0x01 || b[d + 5] !== 0x2a) return null;
     const width = (b[d + 6]! | (b[d + 7]! << 8)) & 0x3fff;
     const height = (b[d + 8]! | (b[d + 9]! << 8)) & 0x3fff;
-    return { format: "webp", width, height, animated: false };
+    return { format: "webp", width, height, orientation: 1, animated: false };
   }
   if (chunk === "VP8L") {
     // Signature 0x2f, then width − 1 and height − 1 as 14-bit little-endian fields.
@@ -107,13 +116,20 @@ function readWebp(b: Uint8Array): ImageHeader | null {
       format: "webp",
       width: (bits & 0x3fff) + 1,
       height: ((bits >>> 14) & 0x3fff) + 1,
+      orientation: 1,
       animated: false,
     };
   }
   if (chunk === "VP8X") {
     // Flags, 3 reserved bytes, canvas width − 1 and height − 1 as 24-bit little-endian.
     const animated = (b[d]! & 0x02) !== 0;
-    return { format: "webp", width: u24le(b, d + 4) + 1, height: u24le(b, d + 7) + 1, animated };
+    return {
+      format: "webp",
+      width: u24le(b, d + 4) + 1,
+      height: u24le(b, d + 7) + 1,
+      orientation: 1,
+      animated,
+    };
   }
   return null;
 }

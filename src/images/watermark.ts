@@ -8,6 +8,7 @@ import {
   MAX_IMAGE_PIXELS,
   readImageHeader,
 } from "./header";
+import { applyOrientation, swapsAxes } from "./orientation";
 import { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 import { resizeImage } from "./resize";
 import type { Rgba } from "./rgba";
@@ -42,7 +43,8 @@ export async function watermarkImage(
   let mark: Rgba | undefined;
   if (logo && logoHeader) {
     const decoded = await decode(logoHeader, logo, "watermark image");
-    const width = Math.max(1, Math.round(p.scale * baseHeader.width));
+    const baseWidth = swapsAxes(baseHeader.orientation) ? baseHeader.height : baseHeader.width;
+    const width = Math.max(1, Math.round(p.scale * baseWidth));
     const height = Math.max(1, Math.round((decoded.height * width) / decoded.width));
     mark =
       width === decoded.width && height === decoded.height ? decoded : resizeImage(decoded, width, height);
@@ -115,5 +117,5 @@ async function decode(header: ImageHeader, bytes: Uint8Array, label: string): Pr
       "CONTENT_TYPE_UNSUPPORTED",
       `The ${label} is malformed (its header and data disagree).`,
     );
-  return image;
+  return applyOrientation(image, header.orientation);
 }

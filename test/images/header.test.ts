@@ -57,7 +57,13 @@ describe("readImageHeader", () => {
   ])("reads %s dimensions without decoding", async (fixture, format, chunk) => {
     const bytes = await encodeFixture(gradient(333, 217), fixture);
     if (format === "webp") expect(ascii(bytes, 12, 16)).toBe(chunk);
-    expect(readImageHeader(bytes)).toEqual({ format, width: 333, height: 217, animated: false });
+    expect(readImageHeader(bytes)).toEqual({
+      format,
+      width: 333,
+      height: 217,
+      orientation: 1,
+      animated: false,
+    });
   });
 
   it("reads a JPEG frame header that follows APP segments", async () => {

@@ -43,7 +43,13 @@ describe("formats", () => {
     const result = await watermarkImage(bytes, { watermark_url: LOGO_URL, format: output }, logo);
     const expected = output === "same" ? input : output;
     expect(result).toMatchObject({ format: expected, contentType: `image/${expected}`, width: W, height: H });
-    expect(readImageHeader(result.bytes)).toEqual({ format: expected, width: W, height: H, animated: false });
+    expect(readImageHeader(result.bytes)).toEqual({
+      format: expected,
+      width: W,
+      height: H,
+      orientation: 1,
+      animated: false,
+    });
     const decoded = await decodeOutput(result.bytes);
     expect([decoded.width, decoded.height]).toEqual([W, H]);
   });

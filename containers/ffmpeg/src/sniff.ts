@@ -177,12 +177,43 @@ export async function mp4Truncation(
 
 /** What an image's header says, read before anything is decoded (decisions.md §9). */
 export interface ImageHeader {
+  /** As stored; shown turned by `orientation` (JPEG EXIF tag 0x0112, 1–8; 1 for PNG and WebP). */
   width: number;
   height: number;
+  orientation: number;
   /** The image carries transparency (PNG alpha colour type or tRNS, WebP alpha flag). */
   alpha: boolean;
   /** Animated WebP (not supported). */
   animated: boolean;
+}
+
+/**
+ * The orientation in a JPEG APP1 payload (`Exif\0\0`, a TIFF header, IFD0's tag 0x0112), 1 when absent or
+ * malformed. Pure: the Worker uses it too (src/images/orientation.ts).
+ */
+export function exifOrientation(p: Uint8Array): number {
+  if (p.length < 14 || ascii(p, 0, 4) !== "Exif" || p[4] !== 0 || p[5] !== 0) return 1;
+  const t = 6;
+  const order = ascii(p, t, 2);
+  if (order !== "II" && order !== "MM") return 1;
+  const little = order === "II";
+  const u16 = (o: number) => (little ? p[o]! | (p[o + 1]! << 8) : (p[o]! << 8) | p[o + 1]!);
+  const u32 = (o: number) =>
+    little
+      ? (p[o]! | (p[o + 1]! << 8) | (p[o + 2]! << 16) | (p[o + 3]! << 24)) >>> 0
+      : ((p[o]! << 24) | (p[o + 1]! << 16) | (p[o + 2]! << 8) | p[o + 3]!) >>> 0;
+  if (u16(t + 2) !== 42) return 1;
+  const ifd = t + u32(t + 4);
+  if (ifd + 2 > p.length) return 1;
+  for (let k = 0, count = u16(ifd); k < count; k++) {
+    const entry = ifd + 2 + k * 12;
+    if (entry + 12 > p.length) return 1;
+    if (u16(entry) === 0x0112 && u16(entry + 2) === 3) {
+      const value = u16(entry + 8);
+      return value >= 1 && value <= 8 ? value : 1;
+    }
+  }
+  return 1;
 }
 
 /**
@@ -211,7 +242,7 @@ export async function readImageHeader(
       if (type === "tRNS") alpha = true;
       offset += 12 + u32(chunk, 0);
     }
-    return { width: u32(head, 16), height: u32(head, 20), alpha, animated: false };
+    return { width: u32(head, 16), height: u32(head, 20), orientation: 1, alpha, animated: false };
   }
   if (format === "webp") {
     const head = await read(0, 30);
@@ -222,6 +253,7 @@ export async function readImageHeader(
       return {
         width: 1 + (head[24]! | (head[25]! << 8) | (head[26]! << 16)),
         height: 1 + (head[27]! | (head[28]! << 8) | (head[29]! << 16)),
+        orientation: 1,
         alpha: (flags & 0x10) !== 0,
         animated: (flags & 0x02) !== 0,
       };
@@ -230,7 +262,7 @@ export async function readImageHeader(
       if (head[23] !== 0x9d || head[24] !== 0x01 || head[25] !== 0x2a) return null;
       const width = (head[26]! | (head[27]! << 8)) & 0x3fff;
       const height = (head[28]! | (head[29]! << 8)) & 0x3fff;
-      return { width, height, alpha: false, animated: false };
+      return { width, height, orientation: 1, alpha: false, animated: false };
     }
     if (chunk === "VP8L") {
       if (head[20] !== 0x2f) return null;
@@ -238,6 +270,7 @@ export async function readImageHeader(
       return {
         width: (bits & 0x3fff) + 1,
         height: ((bits >>> 14) & 0x3fff) + 1,
+        orientation: 1,
         alpha: ((bits >>> 28) & 1) === 1,
         animated: false,
       };
@@ -246,6 +279,7 @@ export async function readImageHeader(
   }
   if (format === "jpeg") {
     let offset = 2;
+    let orientation = 1;
     for (let segments = 0; segments < 4096; segments++) {
       const seg = await read(offset, 10);
       if (seg.length < 4 || seg[0] !== 0xff) return null;
@@ -262,10 +296,13 @@ export async function readImageHeader(
       // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
       if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
         if (seg.length < 9) return null;
-        return { width: u16(seg, 7), height: u16(seg, 5), alpha: false, animated: false };
+        return { width: u16(seg, 7), height: u16(seg, 5), orientation, alpha: false, animated: false };
       }
       const length = u16(seg, 2);
       if (length < 2) return null;
+      if (marker === 0xe1 && orientation === 1) {
+        orientation = exifOrientation(await read(offset + 4, Math.min(length - 2, 64 * 1024)));
+      }
       offset += 2 + length;
     }
   }

@@ -4,8 +4,10 @@
  * limits, and the limits checked from the header before anything is decoded.
  */
 import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { withExifOrientation } from "../../../test/images/exif.ts";
 import { resolveBinaries } from "../src/config.ts";
 import { traceCommands } from "../src/pipeline/ffmpeg.ts";
 import type { EngineResult } from "../src/protocol.ts";
@@ -245,6 +247,38 @@ describe("image.watermark", () => {
   ])("%o → 400 %s", async (params, field) => {
     const res = await engine.job("image.watermark", { source_url: media(FIXTURES.jpeg), params });
     expect(await errorOf(res)).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field });
+  });
+
+  test.each([
+    [3, [300, 200]],
+    [6, [200, 300]],
+    [8, [200, 300]],
+  ])("a JPEG with EXIF orientation %i comes out turned as a viewer shows it", async (o, size) => {
+    const name = `photo-orientation-${o}.jpg`;
+    await writeFile(fixturePath(name), withExifOrientation(await readFile(fixturePath(FIXTURES.jpeg)), o));
+    const { result, file } = await watermark(media(name), { text: "x", opacity: 0, format: "png" }, name);
+    expect([result.width, result.height]).toEqual(size);
+    // The source's pixels, turned by ffmpeg's own filter, are the output's (a mark with opacity 0 adds none).
+    const turn = { 3: "hflip,vflip", 6: "transpose=clock", 8: "transpose=cclock" }[o]!;
+    const { stdout: expected } = await exec(
+      resolveBinaries(process.env).ffmpeg,
+      [
+        "-v",
+        "error",
+        "-i",
+        fixturePath(FIXTURES.jpeg),
+        "-vf",
+        turn,
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "pipe:1",
+      ],
+      { encoding: "buffer", maxBuffer: 1 << 26 },
+    );
+    const got = await rgb(file);
+    expect(regionDiff(got, expected, size[0]!, { x: 0, y: 0, w: size[0]!, h: size[1]! })).toBeLessThan(2);
   });
 
   test("nothing is left in the engine's temp directory", async () => {

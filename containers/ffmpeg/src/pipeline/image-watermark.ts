@@ -17,7 +17,15 @@ import {
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, optNumber, readParams } from "./params.ts";
-import { fetchLogo, type Logo, MARK_KEYS, type MarkParams, markGraph, parseMark } from "./watermark.ts";
+import {
+  fetchLogo,
+  type Logo,
+  MARK_KEYS,
+  type MarkParams,
+  markGraph,
+  orientFilters,
+  parseMark,
+} from "./watermark.ts";
 
 const FORMATS = ["same", "jpeg", "png", "webp"] as const;
 
@@ -36,17 +44,21 @@ function parse(raw: unknown): ImageWatermarkParams {
 }
 
 async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
-  const { width, height, alpha } = input.header;
+  const { alpha, orientation } = input.header;
+  const turned = orientation >= 5;
+  const width = turned ? input.header.height : input.header.width;
+  const height = turned ? input.header.width : input.header.height;
+  const orient = orientFilters(orientation);
   const format = p.format === "same" ? input.format : p.format;
   const keepAlpha = alpha && format !== "jpeg";
   // The mark is drawn in RGB (no chroma subsampling of the whole image before the encoder's own).
   const base = keepAlpha
-    ? "[0:v]format=rgba[base];"
+    ? `[0:v]${orient}format=rgba[base];`
     : alpha
       ? // JPEG has no alpha: flatten on white first (the same as flattening after drawing the mark).
-        `color=c=white:s=${width}x${height},format=rgb24[white];[0:v]format=rgba[fg];` +
+        `color=c=white:s=${width}x${height},format=rgb24[white];[0:v]${orient}format=rgba[fg];` +
         "[white][fg]overlay=format=rgb:shortest=1[base];"
-      : "[0:v]format=rgb24[base];";
+      : `[0:v]${orient}format=rgb24[base];`;
   const marked = await markGraph(ctx, p, { label: "base", width, height }, logo, { overlayFormat: "rgb" });
   const graph = `${base}${marked.graph},format=${imagePixelFormat(format, keepAlpha)}[out]`;
   const container = CONTAINERS[format];

@@ -191,6 +191,25 @@ const fixed = (n: number) => n.toFixed(4).replace(/\.?0+$/, "") || "0";
 export interface Logo {
   path: string;
   demuxer: string;
+  /** ffmpeg filters that turn it as its EXIF orientation says ("" for none; image-watermark.ts ORIENT). */
+  orient: string;
+}
+
+/**
+ * ffmpeg filters that show an image as its EXIF orientation says, each ending in a comma (ffmpeg does not
+ * apply EXIF orientation to images; our encoders write no EXIF, so outputs need none). 5–8 swap the axes.
+ */
+export function orientFilters(orientation: number): string {
+  const filters: Record<number, string> = {
+    2: "hflip,",
+    3: "hflip,vflip,",
+    4: "vflip,",
+    5: "transpose=cclock_flip,",
+    6: "transpose=clock,",
+    7: "transpose=clock_flip,",
+    8: "transpose=cclock,",
+  };
+  return filters[orientation] ?? "";
 }
 
 /** Downloads the logo through the guarded fetcher; its header is checked against the image limits. */
@@ -199,9 +218,9 @@ export async function fetchLogo(ctx: JobContext, url: string): Promise<Logo> {
   if (sniffed === null || sniffed.kind !== "image") {
     throw unsupported("watermark_url does not point to a PNG, JPEG or WebP image");
   }
-  await checkedImageHeader(source, sniffed.format, "the watermark image");
+  const header = await checkedImageHeader(source, sniffed.format, "the watermark image");
   await source.complete();
-  return { path: source.path, demuxer: sniffed.demuxer };
+  return { path: source.path, demuxer: sniffed.demuxer, orient: orientFilters(header.orientation) };
 }
 
 /**
@@ -226,7 +245,7 @@ export async function markGraph(
     return {
       inputs: imageInputArgs(mark.path, mark.demuxer),
       graph:
-        `[1:v]scale=${width}:-1,format=rgba,colorchannelmixer=aa=${fixed(p.opacity)}[wm];` +
+        `[1:v]${mark.orient}scale=${width}:-1,format=rgba,colorchannelmixer=aa=${fixed(p.opacity)}[wm];` +
         `[${frame.label}][wm]overlay=x=${x}:y=${y}:format=${options.overlayFormat}${enable}`,
     };
   }
