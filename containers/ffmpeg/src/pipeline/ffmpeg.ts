@@ -26,7 +26,6 @@ interface Exit {
 interface RunOptions {
   signal: AbortSignal;
   onStdoutLine?: (line: string) => void;
-  maxStdout?: number;
   /**
    * A warm process (warm-probe.ts): started before any job wants it, so it is neither traced nor counted
    * among the live processes until a job takes it (`adopt`).
@@ -46,7 +45,7 @@ export function adopt(child: ChildProcess, bin: string, args: readonly string[])
 }
 
 function start(bin: string, args: readonly string[], opts: RunOptions): Started {
-  const { signal, onStdoutLine, maxStdout = LIMITS.maxProbeOutputBytes } = opts;
+  const { signal, onStdoutLine } = opts;
   if (signal.aborted) return { child: null, exit: Promise.reject(signal.reason) };
   if (opts.warm !== true) trace?.(bin, args);
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
@@ -72,7 +71,7 @@ function start(bin: string, args: readonly string[], opts: RunOptions): Started 
         return;
       }
       stdoutBytes += Buffer.byteLength(chunk);
-      if (stdoutBytes > maxStdout) {
+      if (stdoutBytes > LIMITS.maxProbeOutputBytes) {
         overflow = true;
         kill();
         return;

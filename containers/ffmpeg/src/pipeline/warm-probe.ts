@@ -1,13 +1,13 @@
 /**
  * Warm ffprobe processes for the input probe.
  *
- * Every audio/video job starts with ffprobe, and a Debian ffprobe spends about 100 ms (here) loading its
- * 200-odd shared libraries before it reads a byte: most of a short job's overhead. So the engine keeps a
- * few ffprobe processes already started, each running the input probe command (`inputProbeArgs`, no extra
- * arguments) for one demuxer on a reserved relay URL that no source is bound to yet (relay.ts `reserve`):
- * the process waits on its first read. A job whose source has that demuxer binds its source to the URL and
- * reads the answer; the command is exactly the one a cold start would run (only the URL differs), so the
- * answer is the same.
+ * Every audio/video job starts with ffprobe, and a Debian ffprobe spends about 100 ms (here) starting up,
+ * mapping and initialising its 200-odd shared libraries, before it reads a byte: most of a short job's
+ * overhead. So the engine keeps a few ffprobe processes already started, each running the input probe
+ * command (`inputProbeArgs`, no extra arguments) for one demuxer on a reserved relay URL that no source is
+ * bound to yet (relay.ts `reserve`): the process waits on its first read. A job whose source has that
+ * demuxer binds its source to the URL and reads the answer; the command is exactly the one a cold start
+ * would run (only the URL differs), so the answer is the same.
  *
  * At most `max` processes wait at any time, one per demuxer, the least recently wanted making room. A job
  * refills its demuxer after it ends (`refill`, deferred by the job), so a new process never competes with
@@ -51,7 +51,7 @@ export class WarmProbes {
     const w = this.waiting.get(demuxer);
     if (w === undefined || signal.aborted) return null;
     if (w.probe.child.exitCode !== null || w.probe.child.signalCode !== null) {
-      this.dismiss(w); // it ended on its own a moment ago; its exit handler replaces it
+      this.dismiss(w); // it ended on its own a moment ago; the job's refill starts another
       return null;
     }
     this.waiting.delete(demuxer);
@@ -102,6 +102,7 @@ export class WarmProbes {
     );
   }
 
+  /** The demuxers a process waits for now, least recently wanted first. */
   demuxers(): string[] {
     return [...this.waiting.keys()];
   }

@@ -1,0 +1,66 @@
+/** loadConfig: the engine's environment, its defaults and its bounds (a bad value stops the start). */
+import os from "node:os";
+import { describe, expect, test } from "vitest";
+import { loadConfig } from "../src/config.ts";
+
+/** Only what binary resolution needs from this process's environment, so its other variables do not count. */
+const { PATH, FFMPEG_PATH, FFPROBE_PATH } = process.env;
+const env = (extra: Record<string, string> = {}) => ({
+  PATH,
+  FFMPEG_PATH,
+  FFPROBE_PATH,
+  ENGINE_SECRET: "s",
+  ...extra,
+});
+
+describe("loadConfig", () => {
+  test("defaults", () => {
+    const config = loadConfig(env());
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      allowPrivateSources: false,
+      slots: os.availableParallelism(),
+      queue: 2 * os.availableParallelism(),
+      connectTimeoutMs: 10_000,
+      readTimeoutMs: 30_000,
+      x264Preset: "veryfast",
+      downloadAheadBytes: 8 * 1024 * 1024,
+      warmProbes: 3,
+    });
+  });
+
+  test("ENGINE_SECRET is required", () => {
+    expect(() => loadConfig(env({ ENGINE_SECRET: "" }))).toThrow(/ENGINE_SECRET is required/);
+  });
+
+  test.each([
+    ["ENGINE_WARM_PROBES", "0", "warmProbes", 0],
+    ["ENGINE_WARM_PROBES", "32", "warmProbes", 32],
+    ["ENGINE_SLOTS", "1", "slots", 1],
+    ["ENGINE_QUEUE", "0", "queue", 0],
+    ["PORT", "0", "port", 0],
+  ] as const)("%s=%s is taken", (name, value, key, expected) => {
+    expect(loadConfig(env({ [name]: value }))[key]).toBe(expected);
+  });
+
+  test.each([
+    ["ENGINE_WARM_PROBES", "33"],
+    ["ENGINE_WARM_PROBES", "-1"],
+    ["ENGINE_WARM_PROBES", "two"],
+    ["ENGINE_SLOTS", "0"],
+    ["ENGINE_QUEUE", "1.5"],
+    ["PORT", "65536"],
+    ["ENGINE_READ_TIMEOUT_MS", "99"],
+    ["ENGINE_DOWNLOAD_AHEAD_BYTES", "1024"],
+  ])("%s=%s stops the start, naming the variable and its range", (name, value) => {
+    expect(() => loadConfig(env({ [name]: value }))).toThrow(
+      new RegExp(`^${name} must be an integer between`),
+    );
+  });
+
+  test("ALLOW_PRIVATE_SOURCES is on only for the exact value true", () => {
+    expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "true" })).allowPrivateSources).toBe(true);
+    expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "1" })).allowPrivateSources).toBe(false);
+  });
+});
