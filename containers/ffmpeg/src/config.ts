@@ -32,6 +32,8 @@ export interface EngineConfig {
   downloadAheadBytes: number;
   /** ffprobe processes kept started for input probes (pipeline/warm-probe.ts); 0 turns them off. */
   warmProbes: number;
+  /** ffmpeg processes kept started for short commands that come again (pipeline/warm-ffmpeg.ts); 0: off. */
+  warmCommands: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -135,5 +137,6 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       2 ** 40,
     ),
     warmProbes: int(env, "ENGINE_WARM_PROBES", 3, 0, 32),
+    warmCommands: int(env, "ENGINE_WARM_COMMANDS", 2, 0, 16),
   };
 }

@@ -25,6 +25,7 @@ import { OPERATIONS } from "./pipeline/index.ts";
 import { type JobContext, type Output, prepareImage } from "./pipeline/job.ts";
 import { Relay } from "./pipeline/relay.ts";
 import { runMediaJob } from "./pipeline/speculate.ts";
+import { WarmCommands } from "./pipeline/warm-ffmpeg.ts";
 import { WarmProbes } from "./pipeline/warm-probe.ts";
 import { Pool } from "./pool.ts";
 import { EngineError, invalid, isJobType, type JobType, PROTOCOL_VERSION } from "./protocol.ts";
@@ -39,6 +40,7 @@ export interface EngineServer {
   jobs: JobRegistry;
   pool: Pool;
   warmProbes: WarmProbes;
+  warmCommands: WarmCommands;
   /** This process's private temp directory. */
   tmpDir: string;
 }
@@ -99,6 +101,7 @@ export async function createEngineServer(
   // MP4 is the most common source: its probe is warm from the start, other demuxers after first use.
   const warmProbes = new WarmProbes(config.binaries.ffprobe, relay, config.warmProbes);
   warmProbes.refill("mov");
+  const warmCommands = new WarmCommands(config.binaries.ffmpeg, relay, tmpDir, config.warmCommands);
   const secretDigest = createHash("sha256").update(config.secret).digest();
 
   const authorized = (req: http.IncomingMessage): boolean => {
@@ -136,6 +139,7 @@ export async function createEngineServer(
       timeoutMs,
     );
     const deferred: (() => void)[] = [];
+    const afterResponse: (() => void)[] = [];
     let release: (() => void) | undefined;
     let dir: string | undefined;
     const started = performance.now();
@@ -163,7 +167,9 @@ export async function createEngineServer(
           fetched = performance.now();
         },
         defer: (fn) => deferred.push(fn),
+        afterResponse: (fn) => afterResponse.push(fn),
         warmProbes,
+        warmCommands,
         runFfmpeg: (args, opts) => runFfmpeg(config.binaries.ffmpeg, args, opts),
       };
       const output: Output =
@@ -205,6 +211,7 @@ export async function createEngineServer(
     }
     // Answer failures only once the job's processes are gone and its files removed.
     if (failure !== undefined) sendError(res, failure);
+    for (const fn of afterResponse.splice(0)) fn();
   }
 
   const routes: Handler = async (req, res) => {
@@ -264,6 +271,7 @@ export async function createEngineServer(
     jobs,
     pool,
     warmProbes,
+    warmCommands,
     tmpDir,
     listen: () =>
       new Promise((resolve, reject) => {
@@ -280,6 +288,7 @@ export async function createEngineServer(
       while (jobs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       server.closeAllConnections();
       warmProbes.close();
+      warmCommands.close();
       await relay.close();
       await rm(tmpDir, { recursive: true, force: true });
     },

@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       x264Preset: "veryfast",
       downloadAheadBytes: 8 * 1024 * 1024,
       warmProbes: 3,
+      warmCommands: 2,
     });
   });
 
@@ -37,6 +38,8 @@ describe("loadConfig", () => {
   test.each([
     ["ENGINE_WARM_PROBES", "0", "warmProbes", 0],
     ["ENGINE_WARM_PROBES", "32", "warmProbes", 32],
+    ["ENGINE_WARM_COMMANDS", "0", "warmCommands", 0],
+    ["ENGINE_WARM_COMMANDS", "16", "warmCommands", 16],
     ["ENGINE_SLOTS", "1", "slots", 1],
     ["ENGINE_QUEUE", "0", "queue", 0],
     ["PORT", "0", "port", 0],
@@ -48,6 +51,7 @@ describe("loadConfig", () => {
     ["ENGINE_WARM_PROBES", "33"],
     ["ENGINE_WARM_PROBES", "-1"],
     ["ENGINE_WARM_PROBES", "two"],
+    ["ENGINE_WARM_COMMANDS", "17"],
     ["ENGINE_SLOTS", "0"],
     ["ENGINE_QUEUE", "1.5"],
     ["PORT", "65536"],

@@ -15,18 +15,11 @@ import {
   processAlive,
   startTestEngine,
   type TestEngine,
+  until,
 } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
 
 const bins = resolveBinaries(process.env);
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 let warm: TestEngine;
 let cold: TestEngine;

@@ -51,5 +51,5 @@ async function run(ctx: JobContext, input: Input, p: Window) {
 
 export function audioTrim(raw: unknown): PreparedJob {
   const params = readWindow(readParams(raw, ["start", "end", "duration"]));
-  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

@@ -120,5 +120,5 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
 
 export function videoExtractAudio(raw: unknown): PreparedJob {
   const params = parse(raw);
-  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

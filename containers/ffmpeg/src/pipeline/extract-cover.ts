@@ -130,5 +130,5 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
 
 export function videoExtractCover(raw: unknown): PreparedJob {
   const params = parse(raw);
-  return { probeArgs: [], speculate: true, run: (ctx, input) => run(ctx, input, params) };
+  return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

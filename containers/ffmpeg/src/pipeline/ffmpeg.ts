@@ -27,8 +27,8 @@ interface RunOptions {
   signal: AbortSignal;
   onStdoutLine?: (line: string) => void;
   /**
-   * A warm process (warm-probe.ts): started before any job wants it, so it is neither traced nor counted
-   * among the live processes until a job takes it (`adopt`).
+   * A warm process (warm-probe.ts, warm-ffmpeg.ts): started before any job wants it, so it is neither
+   * traced nor counted among the live processes until a job takes it (`adopt`).
    */
   warm?: boolean;
 }
@@ -138,19 +138,75 @@ export interface FfmpegRun {
   onProgress?: (fraction: number) => void;
 }
 
-/** Runs ffmpeg with `args` (which must include inputs and the output) and reports progress. */
-export async function runFfmpeg(bin: string, args: readonly string[], opts: FfmpegRun): Promise<string> {
+/** Turns ffmpeg's `-progress` lines into 0..1 fractions of the expected duration. */
+function progressLines(opts: Omit<FfmpegRun, "signal">): (line: string) => void {
   const total = opts.durationSec ?? 0;
-  const onLine = (line: string) => {
+  return (line) => {
     const m = /^out_time_(?:us|ms)=(\d+)$/.exec(line);
     if (m !== null && total > 0 && opts.onProgress !== undefined) {
       opts.onProgress(Math.min(1, Number(m[1]) / 1e6 / total));
     }
   };
-  const exit = await run(bin, [...FFMPEG_BASE_ARGS, "-progress", "pipe:1", ...args], opts.signal, onLine);
+}
+
+/** The outcome of an ffmpeg run: its stderr, or the public error of a failed run. */
+function ffmpegOutcome(exit: Exit, opts: Omit<FfmpegRun, "signal">): string {
   if (exit.code !== 0) throw failure("ffmpeg", exit.stderr);
   opts.onProgress?.(1);
   return exit.stderr;
+}
+
+/** The full command line of an ffmpeg run of `args`. */
+const ffmpegCommand = (args: readonly string[]): string[] => [
+  ...FFMPEG_BASE_ARGS,
+  ...["-progress", "pipe:1"],
+  ...args,
+];
+
+/** Runs ffmpeg with `args` (which must include inputs and the output) and reports progress. */
+export async function runFfmpeg(bin: string, args: readonly string[], opts: FfmpegRun): Promise<string> {
+  const exit = await run(bin, ffmpegCommand(args), opts.signal, progressLines(opts));
+  return ffmpegOutcome(exit, opts);
+}
+
+/** An ffmpeg started ahead of its job (warm-ffmpeg.ts), waiting on its input. */
+export interface WarmFfmpeg {
+  child: ChildProcess;
+  /** The full command line, as `adopt` traces it. */
+  args: string[];
+  /**
+   * Hands the run to a job: its progress is reported from now on, and the promise settles like
+   * runFfmpeg's once the process has exited.
+   */
+  adopt(opts: Omit<FfmpegRun, "signal">): Promise<string>;
+  /** Settles when the process has exited (whatever the outcome). */
+  exited: Promise<void>;
+}
+
+/** Starts ffmpeg without a job; `signal` kills it. Null when it could not even start. */
+export function startWarmFfmpeg(
+  bin: string,
+  args: readonly string[],
+  signal: AbortSignal,
+): WarmFfmpeg | null {
+  const full = ffmpegCommand(args);
+  let onLine: (line: string) => void = () => {};
+  const { child, exit } = start(bin, full, { signal, warm: true, onStdoutLine: (line) => onLine(line) });
+  if (child === null) return null;
+  exit.catch(() => {});
+  return {
+    child,
+    args: full,
+    exited: exit.then(
+      () => {},
+      () => {},
+    ),
+    adopt: (opts) => {
+      adopt(child, bin, full);
+      onLine = progressLines(opts);
+      return exit.then((e) => ffmpegOutcome(e, opts));
+    },
+  };
 }
 
 export interface ProbeStream {

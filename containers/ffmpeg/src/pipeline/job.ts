@@ -12,6 +12,7 @@ import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";
 import type { Relay } from "./relay.ts";
 import { type RangeOpener, SourceDownload } from "./source.ts";
+import type { WarmCommands } from "./warm-ffmpeg.ts";
 import type { WarmProbes } from "./warm-probe.ts";
 
 export interface JobContext {
@@ -26,10 +27,14 @@ export interface JobContext {
   setProgress(fraction: number): void;
   /** Called once the source is open and sniffed (end of the "fetch" timing phase). */
   markFetched(): void;
-  /** Cleanup to run when the job ends (after the response). */
+  /** Cleanup to run when the job ends (before its file is streamed back). */
   defer(fn: () => void): void;
+  /** Work for after the job's response has been sent (starting warm processes for the next job). */
+  afterResponse(fn: () => void): void;
   /** Warm ffprobe processes for input probes; absent when the engine keeps none. */
   warmProbes?: WarmProbes;
+  /** Warm ffmpeg processes for commands that come again; absent when the engine keeps none. */
+  warmCommands?: WarmCommands;
   /** Runs ffmpeg (pipeline/ffmpeg.ts runFfmpeg); speculate.ts may share a run that started early. */
   runFfmpeg(args: readonly string[], opts: FfmpegRun): Promise<string>;
 }
@@ -71,6 +76,11 @@ export interface PreparedMediaJob {
    * that do nothing but read before their first ffmpeg.
    */
   speculate?: boolean;
+  /**
+   * A short run whose ffmpeg commands may be run by processes started ahead (warm-ffmpeg.ts); a long
+   * encode gains nothing from it.
+   */
+  warm?: boolean;
   run(ctx: JobContext, input: Input): Promise<Output>;
 }
 
@@ -165,7 +175,7 @@ export async function probeInput(
 ): Promise<MediaInfo> {
   const { source, sniffed } = input;
   const warm = extraProbeArgs.length === 0 ? ctx.warmProbes : undefined;
-  if (warm !== undefined) ctx.defer(() => warm.refill(sniffed.demuxer));
+  if (warm !== undefined) ctx.afterResponse(() => warm.refill(sniffed.demuxer));
   const probe = await (
     warm?.take(sniffed.demuxer, source, ctx.signal) ??
     runFfprobe(

@@ -60,6 +60,11 @@ export class Relay {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
+  /** True when `arg` names a URL of this relay. */
+  names(arg: string): boolean {
+    return this.base !== "" && arg.startsWith(`${this.base}/`);
+  }
+
   /** Makes a source readable at a fresh URL until `release` is called. */
   register(source: SourceDownload): { url: string; release: () => void } {
     const slot = this.reserve();

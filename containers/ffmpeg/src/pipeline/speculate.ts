@@ -54,10 +54,29 @@ async function guess(input: OpenedInput): Promise<MediaInfo | null> {
  */
 export async function runMediaJob(ctx: JobContext, url: string, job: PreparedMediaJob): Promise<Output> {
   const input = await openMediaInput(ctx, url);
-  const output = await run(ctx, input, job);
+  const output = await run(job.warm === true ? withWarmCommands(ctx, input) : ctx, input, job);
   const cut = input.source.readerCutShort;
   if (cut !== null) throw cut;
   return output;
+}
+
+/**
+ * The job's ffmpeg commands run by a waiting process of the same shape when there is one
+ * (warm-ffmpeg.ts); after the response, one is started again for each command that succeeded.
+ */
+function withWarmCommands(ctx: JobContext, input: OpenedInput): JobContext {
+  const warm = ctx.warmCommands;
+  if (warm === undefined || warm.max === 0) return ctx;
+  return {
+    ...ctx,
+    runFfmpeg: async (args: readonly string[], opts: FfmpegRun) => {
+      const shape = warm.shapeOf(args, input.refs, ctx.dir);
+      if (shape === null) return ctx.runFfmpeg(args, opts);
+      const stderr = await (warm.take(shape, input.source, args.at(-1)!, opts) ?? ctx.runFfmpeg(args, opts));
+      ctx.afterResponse(() => warm.refill(shape));
+      return stderr;
+    },
+  };
 }
 
 async function run(ctx: JobContext, input: OpenedInput, job: PreparedMediaJob): Promise<Output> {

@@ -141,6 +141,7 @@ export function videoTrim(raw: unknown): PreparedJob {
   return {
     probeArgs: params.mode === "fast" ? keyframeProbeArgs(params.start) : [],
     speculate: true,
+    warm: params.mode === "fast",
     run: (ctx, input) => run(ctx, input, params),
   };
 }

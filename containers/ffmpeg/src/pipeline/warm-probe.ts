@@ -9,38 +9,35 @@
  * demuxer binds its source to the URL and reads the answer; the command is exactly the one a cold start
  * would run (only the URL differs), so the answer is the same.
  *
- * At most `max` processes wait at any time, one per demuxer, the least recently wanted making room. A job
- * refills its demuxer after it ends (`refill`, deferred by the job), so a new process never competes with
- * the job for CPU. A waiting process that exits on its own is replaced unless it lived under 5 s.
+ * At most `max` processes wait at any time, one per demuxer, the least recently wanted making room
+ * (warm-pool.ts). A job refills its demuxer after its response (`refill`), so a new process never competes
+ * with the job for CPU. A waiting process that exits on its own is replaced unless it lived under 5 s.
  */
 import { adopt, type ProbeOutput, startWarmFfprobe, type WarmFfprobe } from "./ffmpeg.ts";
 import { inputProbeArgs } from "./job.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
+import { type Warm, WarmPool } from "./warm-pool.ts";
 
-interface Waiting {
-  demuxer: string;
+interface Waiting extends Warm {
   slot: RelaySlot;
   stop: AbortController;
   probe: WarmFfprobe;
-  startedAt: number;
 }
 
-const MIN_LIFETIME_MS = 5000;
-
 export class WarmProbes {
-  /** Waiting processes by demuxer, least recently wanted first. */
-  private readonly waiting = new Map<string, Waiting>();
-  private closed = false;
-
+  private readonly pool: WarmPool<Waiting>;
   private readonly ffprobe: string;
   private readonly relay: Relay;
-  readonly max: number;
 
   constructor(ffprobe: string, relay: Relay, max: number) {
     this.ffprobe = ffprobe;
     this.relay = relay;
-    this.max = max;
+    this.pool = new WarmPool(max);
+  }
+
+  get max(): number {
+    return this.pool.max;
   }
 
   /**
@@ -48,13 +45,9 @@ export class WarmProbes {
    * this demuxer (the caller runs ffprobe itself). `signal` kills the process like a job's own.
    */
   take(demuxer: string, source: SourceDownload, signal: AbortSignal): Promise<ProbeOutput> | null {
-    const w = this.waiting.get(demuxer);
-    if (w === undefined || signal.aborted) return null;
-    if (w.probe.child.exitCode !== null || w.probe.child.signalCode !== null) {
-      this.dismiss(w); // it ended on its own a moment ago; the job's refill starts another
-      return null;
-    }
-    this.waiting.delete(demuxer);
+    if (signal.aborted) return null;
+    const w = this.pool.take(demuxer);
+    if (w === undefined) return null;
     adopt(w.probe.child, this.ffprobe, w.probe.args);
     const kill = () => w.stop.abort(signal.reason);
     signal.addEventListener("abort", kill, { once: true });
@@ -67,61 +60,45 @@ export class WarmProbes {
 
   /** Starts a process for `demuxer` unless one waits already (making room when `max` are waiting). */
   refill(demuxer: string): void {
-    if (this.closed || this.max === 0) return;
-    const current = this.waiting.get(demuxer);
-    if (current !== undefined) {
-      // Most recently wanted: to the end of the eviction order.
-      this.waiting.delete(demuxer);
-      this.waiting.set(demuxer, current);
-      return;
-    }
-    while (this.waiting.size >= this.max) {
-      const [oldest] = this.waiting.values();
-      if (oldest === undefined) break;
-      this.dismiss(oldest);
-    }
+    this.pool.refill(demuxer, () => this.start(demuxer));
+  }
+
+  /** Process ids of the processes waiting now (not yet any job's). */
+  pids(): number[] {
+    return this.pool.pids();
+  }
+
+  /** The demuxers a process waits for now, least recently wanted first. */
+  demuxers(): string[] {
+    return this.pool.keys();
+  }
+
+  /** Stops every waiting process; nothing starts afterwards. */
+  close(): void {
+    this.pool.close();
+  }
+
+  private start(demuxer: string): Waiting | null {
     const slot = this.relay.reserve();
     const stop = new AbortController();
     const probe = startWarmFfprobe(this.ffprobe, inputProbeArgs(demuxer, [], slot.url), stop.signal);
     if (probe === null) {
       slot.release();
-      return;
+      return null;
     }
-    const w: Waiting = { demuxer, slot, stop, probe, startedAt: performance.now() };
-    this.waiting.set(demuxer, w);
-    probe.output.then(
-      () => this.exitedWhileWaiting(w),
-      () => this.exitedWhileWaiting(w),
-    );
-  }
-
-  /** Process ids of the processes waiting now (not yet any job's). */
-  pids(): number[] {
-    return [...this.waiting.values()].flatMap((w) =>
-      w.probe.child.pid === undefined ? [] : [w.probe.child.pid],
-    );
-  }
-
-  /** The demuxers a process waits for now, least recently wanted first. */
-  demuxers(): string[] {
-    return [...this.waiting.keys()];
-  }
-
-  /** Stops every waiting process; nothing starts afterwards. */
-  close(): void {
-    this.closed = true;
-    for (const w of [...this.waiting.values()]) this.dismiss(w);
-  }
-
-  private dismiss(w: Waiting): void {
-    if (this.waiting.get(w.demuxer) === w) this.waiting.delete(w.demuxer);
-    w.stop.abort(new Error("warm ffprobe dismissed"));
-    w.slot.release();
-  }
-
-  private exitedWhileWaiting(w: Waiting): void {
-    if (this.waiting.get(w.demuxer) !== w) return; // taken or dismissed
-    this.dismiss(w);
-    if (performance.now() - w.startedAt >= MIN_LIFETIME_MS) this.refill(w.demuxer);
+    return {
+      child: probe.child,
+      exited: probe.output.then(
+        () => {},
+        () => {},
+      ),
+      slot,
+      stop,
+      probe,
+      dismiss: () => {
+        stop.abort(new Error("warm ffprobe dismissed"));
+        slot.release();
+      },
+    };
   }
 }

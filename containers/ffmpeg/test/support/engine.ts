@@ -50,6 +50,7 @@ export async function startTestEngine(
     x264Preset: "veryfast",
     downloadAheadBytes: 32 * 1024 * 1024,
     warmProbes: 3,
+    warmCommands: 0,
     ...overrides,
   };
   const engine = await createEngineServer(config, { log: () => {}, ...options });
@@ -201,6 +202,15 @@ export async function errorOf(
 export function assertSafeMessage(message: string): void {
   for (const bad of ["/tmp", "ffmpeg", "ffprobe", "127.0.0.1", "stderr", "Error:", "\n"]) {
     if (message.includes(bad)) throw new Error(`unsafe message: ${message}`);
+  }
+}
+
+/** Polls `ok` every 20 ms until it holds; fails naming `what` after `ms`. */
+export async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
