@@ -3,7 +3,7 @@
  * trusted name ("fixtures.test:<port>") stands in for a public host, so the 127.0.0.1 fixture server can
  * redirect to forbidden spellings: each redirect must be refused.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -13,6 +13,8 @@ import { SourceDownload } from "../src/pipeline/source.ts";
 import { EngineError } from "../src/protocol.ts";
 import { type FetchPolicy, openSource, type ResolvedAddress } from "../src/security/fetcher.ts";
 import { FORBIDDEN_HOSTS } from "./address-policy.test.ts";
+import { fixturePath } from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
 
 const port = inject("fixturePort");
 let closedPort = 0;
@@ -211,6 +213,24 @@ describe("size caps", () => {
     await source.waitFor(8 * 1024 * 1024);
     expect(source.written).toBeGreaterThanOrEqual(8 * 1024 * 1024);
     source.destroy();
+  });
+
+  test("a reader at the download's head gets bytes as they arrive, though the disk is written in batches", async () => {
+    // 16 KiB/s in ~330-byte socket writes: far from a 1 MiB batch.
+    const opened = await open(`${base()}/slow/${FIXTURES.av}?kbps=16`);
+    const source = new SourceDownload(opened, path.join(dir, "trickle"), 1 << 30);
+    try {
+      const expected = (await readFile(fixturePath(FIXTURES.av))).subarray(0, 4096);
+      const started = performance.now();
+      expect(Buffer.from(await source.read(0, 100))).toEqual(expected.subarray(0, 100));
+      expect(performance.now() - started).toBeLessThan(1500);
+      const streamed: Buffer[] = [];
+      for await (const chunk of source.stream(0, 4095)) streamed.push(chunk);
+      expect(Buffer.concat(streamed)).toEqual(expected);
+      expect(source.written).toBeLessThan(64 * 1024);
+    } finally {
+      source.destroy();
+    }
   });
 
   test("a body that stops mid-way times out", async () => {
