@@ -26,8 +26,8 @@ import { describeBytes, LIMITS } from "../security/limits.ts";
 
 const READ_CHUNK = 1024 * 1024;
 /**
- * Received bytes are written to disk in batches of about this size (one writev): one write per 64 KiB read cost
- * ~3 ms of CPU per MB here (each a round trip to libuv's thread pool), batches ~0.8 ms.
+ * Received bytes are written to disk in batches of about this size (one writev each): a write per 64 KiB
+ * socket read cost ~3 ms of CPU per MB here (each a round trip to libuv's thread pool), batches ~0.8 ms.
  */
 const WRITE_BATCH = 1024 * 1024;
 /**
