@@ -74,6 +74,7 @@ export class SourceDownload {
   private readonly rangeGapBytes: number;
   /** Descriptor for `read`, opened on first use, closed by `destroy`. */
   private readFd: number | null = null;
+  private destroyed = false;
   /** Furthest byte any reader has asked for. */
   private demand = 0;
   private diskBusy = false;
@@ -168,7 +169,8 @@ export class SourceDownload {
       batch.push(chunk);
       batchBytes += chunk.length;
       if (batchBytes >= WRITE_BATCH) flush();
-      else if (this.written < this.demand) this.flushSoon();
+      // A reader waits for bytes that are here now (not one waiting for the whole file).
+      else if (this.written < this.demand && this.demand <= this.received) this.flushSoon();
       this.flow();
     });
     res.on("end", () => {
@@ -246,6 +248,7 @@ export class SourceDownload {
   /** Stops the download (job finished or aborted). Readers still waiting get `reason`. */
   destroy(reason: EngineError = new EngineError("INTERNAL", "the job ended")): void {
     if (!this.done) this.fail(reason);
+    this.destroyed = true;
     if (this.readFd !== null) closeSync(this.readFd);
     this.readFd = null;
   }
@@ -282,7 +285,7 @@ export class SourceDownload {
     await this.waitFor(offset + length);
     const available = Math.max(0, Math.min(length, this.written - offset));
     if (available === 0) return new Uint8Array(0);
-    if (available <= SYNC_READ_MAX) {
+    if (available <= SYNC_READ_MAX && !this.destroyed) {
       this.readFd ??= openSync(this.path, "r");
       const buf = Buffer.allocUnsafe(available);
       return buf.subarray(0, readSync(this.readFd, buf, 0, available, offset));
