@@ -165,7 +165,7 @@ const OPS: Op[] = [
   { name: "video.extract-cover", type: "video.extract-cover", params: {}, runs: 5 },
   { name: "video.trim-fast", type: "video.trim", params: { start: 20, end: 40, mode: "fast" }, runs: 5 },
   { name: "audio.trim", type: "audio.trim", params: { start: 20, end: 50 }, runs: 5 },
-  { name: "video.extract-audio", type: "video.extract-audio", params: {}, runs: 3 },
+  { name: "video.extract-audio", type: "video.extract-audio", params: {}, runs: 5 },
   ...(process.env.BENCH_SHORT === "1"
     ? []
     : [{ name: "video.trim", type: "video.trim", params: { start: 20, end: 40 }, runs: 1 }]),

@@ -89,10 +89,20 @@ const shape = (args: readonly string[]) => {
   return JSON.stringify(args.map((a, k) => (k === i + 1 || k === i - 1 || k === args.length - 1 ? "" : a)));
 };
 
+/** Runs a job twice: a shape is kept warm once it has come a second time. */
+async function twice(engine: TestEngine, type: string, source: string, params: Record<string, unknown>) {
+  await run(engine, type, source, params);
+  return run(engine, type, source, params);
+}
+
 describe("warm ffmpeg commands", () => {
   test("a cover is made by the process its predecessor left waiting, with the same bytes as a cold engine", async () => {
     const expected = await run(cold, "video.extract-cover", media(FIXTURES.av), {});
     expect(expected.status).toBe(200);
+    // The first run of a shape leaves nothing waiting; the second does.
+    await run(warm, "video.extract-cover", media(FIXTURES.av), {});
+    await new Promise((r) => setTimeout(r, 300));
+    expect(waiting()).toEqual([]);
     await run(warm, "video.extract-cover", media(FIXTURES.av), {});
     await until("a waiting cover command", () => waiting().length === 1);
     const [command] = waiting();
@@ -123,7 +133,7 @@ describe("warm ffmpeg commands", () => {
   ])("%s of %s %j: the same bytes warm as cold", async (type, name, params) => {
     const expected = await run(cold, type, media(name), params);
     expect(expected.status).toBe(200);
-    await run(warm, type, media(name), params);
+    await twice(warm, type, media(name), params);
     await until("its command to wait", () =>
       waiting().some((c) => shape(c) === shape(expected.commands[0]!)),
     );
@@ -135,16 +145,17 @@ describe("warm ffmpeg commands", () => {
   });
 
   test("a command of another shape does not take it, and long encodes leave nothing waiting", async () => {
-    const first = await run(warm, "video.extract-cover", media(FIXTURES.av), {});
+    const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
     await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
     const pid =
       warm.engine.warmCommands.pids()[waiting().findIndex((c) => shape(c) === shape(first.commands[0]!))]!;
 
-    // Another time: another shape, run cold; the waiting cover stays, and this one waits beside it.
+    // Another time: another shape, run cold; the waiting cover stays; run again, this one waits beside it.
     const other = await run(warm, "video.extract-cover", media(FIXTURES.av), { time: 2 });
     expect(other.status).toBe(200);
     expect(other.commands[0]!.at(-1)).not.toMatch(WARM_OUTPUT);
     expect(processAlive(pid)).toBe(true);
+    await run(warm, "video.extract-cover", media(FIXTURES.av), { time: 2 });
     await until("both covers waiting", () =>
       [first, other].every((r) => waiting().some((c) => shape(c) === shape(r.commands[0]!))),
     );
@@ -163,9 +174,13 @@ describe("warm ffmpeg commands", () => {
   test("at most `max` wait, the least recently run making room", async () => {
     const engine = await startTestEngine({ warmCommands: 1, warmProbes: 0 });
     try {
-      await run(engine, "video.extract-cover", media(FIXTURES.av), {});
+      await twice(engine, "video.extract-cover", media(FIXTURES.av), {});
       await until("the cover waiting", () => waiting(engine).length === 1);
       const coverPid = engine.engine.warmCommands.pids()[0]!;
+      // A one-off shape does not push it out; one that comes again does.
+      await run(engine, "audio.trim", media(FIXTURES.mp3), { start: 0, end: 1 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(engine.engine.warmCommands.pids()).toEqual([coverPid]);
       await run(engine, "audio.trim", media(FIXTURES.mp3), { start: 0, end: 1 });
       await until("the audio cut in its place", () => waiting(engine)[0]?.at(-1)?.endsWith(".mp3") === true);
       await until("the cover's process to exit", () => !processAlive(coverPid));
@@ -182,7 +197,7 @@ describe("warm ffmpeg commands", () => {
     try {
       const params = { start: 0, end: 20 };
       // A first run of the shape (a whole file, fast) leaves its command waiting.
-      await run(engine, "audio.trim", media(FIXTURES.long), params);
+      await twice(engine, "audio.trim", media(FIXTURES.long), params);
       await until("the audio cut waiting", () => waiting(engine).length === 1);
       const pid = engine.engine.warmCommands.pids()[0]!;
       const controller = new AbortController();
@@ -222,7 +237,7 @@ describe("warm ffmpeg commands", () => {
   });
 
   test("a process that died while waiting is not used: the job runs ffmpeg itself", async () => {
-    const first = await run(warm, "video.extract-cover", media(FIXTURES.av), {});
+    const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
     await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
     const i = waiting().findIndex((c) => shape(c) === shape(first.commands[0]!));
     const dead = waiting()[i]!;
@@ -237,7 +252,7 @@ describe("warm ffmpeg commands", () => {
 
   test("closing the engine stops every waiting process and removes their directories", async () => {
     const engine = await startTestEngine({ warmCommands: 2, warmProbes: 0 });
-    await run(engine, "video.extract-cover", media(FIXTURES.av), {});
+    await twice(engine, "video.extract-cover", media(FIXTURES.av), {});
     await until("a waiting cover", () => waiting(engine).length === 1);
     const pid = engine.engine.warmCommands.pids()[0]!;
     await engine.close();
@@ -275,7 +290,7 @@ describe("command shapes", () => {
   });
 
   test("none when another relay URL is an input (a logo)", async () => {
-    const first = await run(warm, "video.extract-cover", media(FIXTURES.av), {});
+    const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
     await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
     const logo = inputOf(waiting()[0]!)!;
     expect(logo).toMatch(RELAY_URL);

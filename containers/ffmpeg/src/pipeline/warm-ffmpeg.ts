@@ -13,8 +13,10 @@
  * from the cold command, so the output is the same.
  *
  * A command qualifies when its only input is the job's source and the only file of the job it names is its
- * output, its last argument (a watermark's logo or text file does not). At most `max` processes wait, one
- * per shape, the least recently run making room (warm-pool.ts); a new one starts only after the job's
+ * output, its last argument (a watermark's logo or text file does not). A shape is kept warm once it has
+ * come a second time among the last 64 shapes run, so one-off commands (a trim at odd times) neither start
+ * a process for nothing nor push out one that comes again (a default cover). At most `max` processes wait,
+ * one per shape, the least recently run making room (warm-pool.ts); a new one starts only after the job's
  * response, so it never competes with a job for CPU; adopted processes die with their job.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -29,6 +31,8 @@ import { type Warm, WarmPool } from "./warm-pool.ts";
 const SOURCE = "\u0000source";
 const WHITELIST = "\u0000whitelist";
 const OUTPUT = "\u0000output";
+/** Shapes remembered to tell one that comes again. */
+const RECENT_SHAPES = 64;
 
 /** A command without its source and its output file: what a waiting process can be taken for. */
 export interface CommandShape {
@@ -47,6 +51,8 @@ interface Waiting extends Warm {
 
 export class WarmCommands {
   private readonly pool: WarmPool<Waiting>;
+  /** Keys of the shapes run lately, least recently first. */
+  private readonly recent = new Set<string>();
   private readonly ffmpeg: string;
   private readonly relay: Relay;
   private readonly root: string;
@@ -104,9 +110,18 @@ export class WarmCommands {
       });
   }
 
-  /** Starts a process for `shape` unless one waits already (making room when `max` are waiting). */
+  /**
+   * A command of `shape` has run: starts a process for it if the shape came before (and none waits
+   * already), making room when `max` are waiting.
+   */
   refill(shape: CommandShape): void {
-    this.pool.refill(shape.key, () => this.start(shape));
+    const again = this.recent.delete(shape.key);
+    this.recent.add(shape.key);
+    if (this.recent.size > RECENT_SHAPES) {
+      const [oldest] = this.recent;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+    if (again) this.pool.refill(shape.key, () => this.start(shape));
   }
 
   /** Process ids of the processes waiting now (not yet any job's). */
