@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { liveProcesses, traceCommands } from "../src/pipeline/ffmpeg.ts";
 import {
+  abortOnFirstCommand,
   ffmpegChildren,
   filesUnder,
   fixtureUrl,
@@ -196,33 +197,26 @@ describe("warm ffmpeg commands", () => {
     const engine = await startTestEngine({ warmCommands: 1, warmProbes: 0 });
     try {
       const params = { start: 0, end: 20 };
-      // A first run of the shape (a whole file, fast) leaves its command waiting.
+      // Two runs of the shape (a whole file, fast) leave its command waiting.
       await twice(engine, "audio.trim", media(FIXTURES.long), params);
       await until("the audio cut waiting", () => waiting(engine).length === 1);
       const pid = engine.engine.warmCommands.pids()[0]!;
-      const controller = new AbortController();
       // The client goes away the moment the job takes the waiting process (taking it traces its command);
       // the source trickles, so ffmpeg is still reading then.
-      let adopted: readonly string[] | undefined;
-      traceCommands((bin, args) => {
-        if (bin !== bins.ffmpeg || adopted !== undefined) return;
-        adopted = args;
-        controller.abort();
-      });
+      const abort = abortOnFirstCommand(bins.ffmpeg);
       try {
         const response = await engine
           .job(
             "audio.trim",
             { source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=64`), params },
-            { signal: controller.signal },
+            { signal: abort.controller.signal },
           )
           .catch(() => null);
         expect(response).toBeNull();
       } finally {
-        traceCommands(null);
+        abort.stop();
       }
-      expect(adopted).toBeDefined();
-      expect(inputOf(adopted!)).toMatch(RELAY_URL);
+      expect(inputOf(abort.command() ?? [])).toMatch(RELAY_URL);
       await until("the job to end", () => engine.engine.jobs.size === 0);
       await until("the taken process to exit", () => liveProcesses.size === 0);
       expect(processAlive(pid)).toBe(false);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { liveProcesses, traceCommands } from "../src/pipeline/ffmpeg.ts";
 import {
+  abortOnFirstCommand,
   errorOf,
   ffmpegChildren,
   filesUnder,
@@ -17,7 +18,7 @@ import {
   type TestEngine,
   until,
 } from "./support/engine.ts";
-import { FIXTURES } from "./support/media.ts";
+import { AV_PROBE, FIXTURES } from "./support/media.ts";
 
 const bins = resolveBinaries(process.env);
 
@@ -70,14 +71,7 @@ describe("warm input probes", () => {
     const pid = movPid();
     const got = await probe(warm, "video.probe", media(FIXTURES.av));
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({
-      codec: "h264",
-      durationSec: 6,
-      fps: "30/1",
-      hasAlpha: false,
-      width: 640,
-      height: 360,
-    });
+    expect(got.body).toEqual(AV_PROBE);
     // One ffprobe, the adopted one: no cold start. Its command is the input probe on a relay URL.
     expect(got.probes).toHaveLength(1);
     expect(got.probes[0]).toEqual(expect.arrayContaining(["-show_format", "-show_streams", "-f", "mov"]));
@@ -123,30 +117,22 @@ describe("warm input probes", () => {
   test("an aborted job kills the warm process it took and leaves nothing behind", async () => {
     await until("a warm MP4 probe", waitingFor("mov"));
     const pid = movPid();
-    const controller = new AbortController();
     // The client goes away the moment the job adopts the waiting process (adoption traces its command);
     // the source trickles at 4 KiB/s, so the probe is still waiting for media data then.
-    let adopted: readonly string[] | undefined;
-    traceCommands((bin, args) => {
-      if (bin !== bins.ffprobe || adopted !== undefined) return;
-      adopted = args;
-      controller.abort();
-    });
+    const abort = abortOnFirstCommand(bins.ffprobe);
     try {
       const response = await warm
         .job(
           "video.probe",
           { source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=4`), params: {} },
-          {
-            signal: controller.signal,
-          },
+          { signal: abort.controller.signal },
         )
         .catch(() => null);
       expect(response).toBeNull();
     } finally {
-      traceCommands(null);
+      abort.stop();
     }
-    expect(adopted?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\//);
+    expect(abort.command()?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\//);
     await until("the job to end", () => warm.engine.jobs.size === 0);
     await until("the taken process to exit", () => liveProcesses.size === 0);
     expect(processAlive(pid)).toBe(false);

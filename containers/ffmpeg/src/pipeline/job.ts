@@ -166,7 +166,7 @@ export function inputProbeArgs(demuxer: string, extra: readonly string[], ref: s
 
 /**
  * The input probe (ffprobe): what the operations need to know about the source. A warm ffprobe answers
- * when one waits for this kind of source (warm-probe.ts); the engine then starts the next after the job.
+ * when one waits for this kind of source (warm-probe.ts); the engine then starts the next after the response.
  */
 export async function probeInput(
   ctx: JobContext,

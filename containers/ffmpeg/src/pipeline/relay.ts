@@ -73,7 +73,8 @@ export class Relay {
   }
 
   /**
-   * A fresh URL for a source that comes later (a warm ffprobe waits on it, warm-probe.ts): requests to it
+   * A fresh URL for a source that comes later (a warm ffprobe or ffmpeg waits on it, warm-probe.ts,
+   * warm-ffmpeg.ts): requests to it
    * wait until `bind`; after `release` they, and any still waiting, get 404.
    */
   reserve(): RelaySlot {

@@ -6,6 +6,7 @@
 import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { invalid, unsupported } from "../protocol.ts";
+import { httpUrl } from "../security/address-policy.ts";
 import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
@@ -72,18 +73,6 @@ export const MARK_KEYS = [
   "scale",
 ] as const;
 
-function isHttpUrl(value: string): boolean {
-  if (value.length > 2048) return false;
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === ""
-    );
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Reads the mark's params. `video`: params that do not apply to the chosen mark are refused, and text is
  * 1–200 characters without control characters but newline. `image`: exactly the Worker's
@@ -101,7 +90,7 @@ export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
     throw invalid("params.watermark_url", "watermark_url or text is required");
   }
   // The Worker's HttpUrl; the address rules apply when the logo is fetched (openInput).
-  if (url !== undefined && !isHttpUrl(url)) {
+  if (url !== undefined && (url.length > 2048 || !httpUrl(url).ok)) {
     throw invalid("params.watermark_url", "watermark_url must be an http(s) URL without credentials");
   }
   const strict = rules === "video";
@@ -191,7 +180,7 @@ const fixed = (n: number) => n.toFixed(4).replace(/\.?0+$/, "") || "0";
 export interface Logo {
   path: string;
   demuxer: string;
-  /** ffmpeg filters that turn it as its EXIF orientation says ("" for none; image-watermark.ts ORIENT). */
+  /** ffmpeg filters that turn it as its EXIF orientation says ("" for none; orientFilters). */
   orient: string;
 }
 

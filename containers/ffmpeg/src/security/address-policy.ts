@@ -102,11 +102,8 @@ function isLocalName(hostname: string): boolean {
   );
 }
 
-/**
- * Checks a source URL before any network activity: scheme, userinfo, and the host when it is an IP
- * literal or a local-only name. Names that need DNS are checked again by the fetcher after resolution.
- */
-export function checkUrl(input: string, policy: AddressPolicy): UrlCheck {
+/** The form of a source URL (the Worker's HttpUrl): a URL, http or https, without credentials. */
+export function httpUrl(input: string): UrlCheck {
   let url: URL;
   try {
     url = new URL(input);
@@ -119,6 +116,17 @@ export function checkUrl(input: string, policy: AddressPolicy): UrlCheck {
   if (url.username !== "" || url.password !== "") {
     return { ok: false, reason: "must not contain credentials" };
   }
+  return { ok: true, url };
+}
+
+/**
+ * Checks a source URL before any network activity: its form (httpUrl), and the host when it is an IP
+ * literal or a local-only name. Names that need DNS are checked again by the fetcher after resolution.
+ */
+export function checkUrl(input: string, policy: AddressPolicy): UrlCheck {
+  const form = httpUrl(input);
+  if (!form.ok) return form;
+  const { url } = form;
   const host = url.hostname;
   if (host === "") return { ok: false, reason: "has no host" };
   const literal = host.startsWith("[") ? host.slice(1, -1) : host;

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { inject } from "vitest";
 import { type EngineConfig, resolveBinaries } from "../../src/config.ts";
+import { traceCommands } from "../../src/pipeline/ffmpeg.ts";
 import { createEngineServer, type EngineOptions, type EngineServer } from "../../src/server.ts";
 
 const exec = promisify(execFile);
@@ -203,6 +204,25 @@ export function assertSafeMessage(message: string): void {
   for (const bad of ["/tmp", "ffmpeg", "ffprobe", "127.0.0.1", "stderr", "Error:", "\n"]) {
     if (message.includes(bad)) throw new Error(`unsafe message: ${message}`);
   }
+}
+
+/**
+ * An AbortController aborted the moment the first `bin` command is traced (a warm process is traced when a
+ * job takes it), and that command line. Call `stop()` when done.
+ */
+export function abortOnFirstCommand(bin: string): {
+  controller: AbortController;
+  command: () => readonly string[] | undefined;
+  stop: () => void;
+} {
+  const controller = new AbortController();
+  let command: readonly string[] | undefined;
+  traceCommands((traced, args) => {
+    if (traced !== bin || command !== undefined) return;
+    command = args;
+    controller.abort();
+  });
+  return { controller, command: () => command, stop: () => traceCommands(null) };
 }
 
 /** Polls `ok` every 20 ms until it holds; fails naming `what` after `ms`. */

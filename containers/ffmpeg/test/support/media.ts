@@ -49,6 +49,16 @@ export const FIXTURES = {
   lyingIndex: "lying-index.mp4",
 } as const;
 
+/** video.probe's answer for FIXTURES.av (interface.md's fields exactly). */
+export const AV_PROBE = {
+  codec: "h264",
+  durationSec: 6,
+  fps: "30/1",
+  hasAlpha: false,
+  width: 640,
+  height: 360,
+} as const;
+
 /** A PNG chunk: length, type, data, CRC. */
 function pngChunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
