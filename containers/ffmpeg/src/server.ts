@@ -37,6 +37,12 @@ export interface EngineServer {
   /** Resolves with the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
+  /**
+   * Settles once every request handled now has fully ended: its response sent, its job's files removed and
+   * its after-response work (warm refills) started. A job leaves `jobs` before its result is streamed, so
+   * "no job" alone does not mean that.
+   */
+  idle(): Promise<void>;
   jobs: JobRegistry;
   pool: Pool;
   warmProbes: WarmProbes;
@@ -256,13 +262,21 @@ export async function createEngineServer(
     sendJson(res, 404, { code: "RESOURCE_NOT_FOUND", message: "no such route" });
   };
 
+  const handling = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
-    routes(req, res).catch((err: unknown) => {
-      const failure = err instanceof EngineError ? err : new EngineError("INTERNAL", "internal engine error");
-      if (!(err instanceof EngineError)) log(`request failed: ${String(err)}`);
-      sendError(res, failure);
-    });
+    const handled = routes(req, res)
+      .catch((err: unknown) => {
+        const failure =
+          err instanceof EngineError ? err : new EngineError("INTERNAL", "internal engine error");
+        if (!(err instanceof EngineError)) log(`request failed: ${String(err)}`);
+        sendError(res, failure);
+      })
+      .finally(() => handling.delete(handled));
+    handling.add(handled);
   });
+  const idle = async () => {
+    while (handling.size > 0) await Promise.all(handling);
+  };
   // Jobs may legitimately run for a long time; the request itself is small.
   server.requestTimeout = 60_000;
 
@@ -273,6 +287,7 @@ export async function createEngineServer(
     warmProbes,
     warmCommands,
     tmpDir,
+    idle,
     listen: () =>
       new Promise((resolve, reject) => {
         server.once("error", reject);
@@ -284,8 +299,9 @@ export async function createEngineServer(
     close: async () => {
       jobs.abortAll(new EngineError("SERVICE_UNAVAILABLE", "the engine is shutting down"));
       server.close();
-      const deadline = Date.now() + 5000;
-      while (jobs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([idle(), new Promise((r) => (timer = setTimeout(r, 5000)))]);
+      clearTimeout(timer);
       server.closeAllConnections();
       warmProbes.close();
       warmCommands.close();

@@ -64,9 +64,9 @@ async function startLongJob(init: RequestInit = {}) {
   return { id, response, seen };
 }
 
-/** Waits until the engine has no live job, then asserts nothing is left behind. */
+/** Waits until the engine has handled every request to its end, then asserts nothing is left behind. */
 async function expectClean() {
-  for (let i = 0; i < 100 && engine.engine.jobs.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await engine.engine.idle();
   expect(engine.engine.jobs.size).toBe(0);
   expect(liveProcesses.size).toBe(0);
   expect(await ffmpegChildren(engine.engine.warmProbes.pids())).toEqual([]);

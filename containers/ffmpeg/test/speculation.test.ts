@@ -108,7 +108,7 @@ describe("speculative ffmpeg", () => {
   }
 
   async function expectClean() {
-    for (let i = 0; i < 100 && engine.engine.jobs.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await engine.engine.idle();
     expect(liveProcesses.size).toBe(0);
     expect(await ffmpegChildren(engine.engine.warmProbes.pids())).toEqual([]);
     expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);

@@ -217,7 +217,7 @@ describe("warm ffmpeg commands", () => {
         abort.stop();
       }
       expect(inputOf(abort.command() ?? [])).toMatch(RELAY_URL);
-      await until("the job to end", () => engine.engine.jobs.size === 0);
+      await engine.engine.idle();
       await until("the taken process to exit", () => liveProcesses.size === 0);
       expect(processAlive(pid)).toBe(false);
       // Nothing started again for a job that failed; no process, no file.

@@ -76,8 +76,10 @@ describe("warm input probes", () => {
     expect(got.probes).toHaveLength(1);
     expect(got.probes[0]).toEqual(expect.arrayContaining(["-show_format", "-show_streams", "-f", "mov"]));
     expect(got.probes[0]?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]{48}$/);
+    // Once the engine is idle, the job's after-response work has run: another probe waits already.
+    await warm.engine.idle();
+    expect(warm.engine.warmProbes.pids().filter((p) => p !== pid)).toHaveLength(1);
     await until("the used process to exit", () => !processAlive(pid));
-    await until("a new warm MP4 probe", () => warm.engine.warmProbes.pids().some((p) => p !== pid));
   });
 
   test.each([
@@ -133,7 +135,7 @@ describe("warm input probes", () => {
       abort.stop();
     }
     expect(abort.command()?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\//);
-    await until("the job to end", () => warm.engine.jobs.size === 0);
+    await warm.engine.idle();
     await until("the taken process to exit", () => liveProcesses.size === 0);
     expect(processAlive(pid)).toBe(false);
     await until("a new warm MP4 probe", waitingFor("mov"));
