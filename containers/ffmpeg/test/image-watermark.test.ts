@@ -283,6 +283,7 @@ describe("image.watermark", () => {
 
   test("nothing is left in the engine's temp directory", async () => {
     const { filesUnder } = await import("./support/engine.ts");
+    await engine.engine.idle();
     expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
   });
 });

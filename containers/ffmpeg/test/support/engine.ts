@@ -244,18 +244,20 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** ffmpeg/ffprobe children of this process, but for the engine's waiting warm probes (`except`). */
+/** Running ffmpeg/ffprobe children of this process, but for `except` (an engine's waiting warm processes). */
 export async function ffmpegChildren(except: readonly number[] = []): Promise<number[]> {
   const { readFile } = await import("node:fs/promises");
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const m = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+    // pid (comm) state ppid: a zombie (Z) or dead (X) process has exited and only waits to be reaped.
+    const m = /^\d+ \((.*)\) (\S+) (\d+)/.exec(stat);
     const pid = Number(entry);
     if (
       m !== null &&
-      Number(m[2]) === process.pid &&
+      !/^[ZX]$/.test(m[2] ?? "") &&
+      Number(m[3]) === process.pid &&
       /^ff(mpeg|probe)$/.test(m[1] ?? "") &&
       !except.includes(pid)
     ) {
