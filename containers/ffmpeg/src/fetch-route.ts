@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
-import { abortOnDisconnect, positiveInt, readJson, sendError, sourceUrl, streamFile } from "./http-io.ts";
+import { abortOnDisconnect, readJson, sendError, sourceFields, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
 import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
@@ -29,14 +29,10 @@ export async function fetchMedia(
 ): Promise<void> {
   const { policy, tmpDir, log } = engine;
   const body = await readJson(req);
-  const url = sourceUrl(body, policy);
-  const maxBytes = positiveInt(
-    body,
-    "max_source_bytes",
-    LIMITS.defaultMaxFetchBytes,
-    LIMITS.maxSourceBytesCeiling,
-  );
-  const timeoutMs = positiveInt(body, "timeout_ms", 60_000, LIMITS.maxTimeoutMs);
+  const { url, maxBytes, timeoutMs } = sourceFields(body, policy, {
+    maxBytes: LIMITS.defaultMaxFetchBytes,
+    timeoutMs: LIMITS.defaultFetchTimeoutMs,
+  });
   const accept = body.accept ?? ["image"];
   if (
     !Array.isArray(accept) ||

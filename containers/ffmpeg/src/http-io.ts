@@ -55,12 +55,7 @@ export async function readJson(req: http.IncomingMessage): Promise<Record<string
   return body as Record<string, unknown>;
 }
 
-export function positiveInt(
-  body: Record<string, unknown>,
-  key: string,
-  fallback: number,
-  max: number,
-): number {
+function positiveInt(body: Record<string, unknown>, key: string, fallback: number, max: number): number {
   const value = body[key];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
@@ -69,12 +64,28 @@ export function positiveInt(
   return value;
 }
 
-export function sourceUrl(body: Record<string, unknown>, policy: FetchPolicy): string {
+function sourceUrl(body: Record<string, unknown>, policy: FetchPolicy): string {
   const url = body.source_url;
   if (typeof url !== "string" || url === "") throw invalid("source_url", "source_url is required");
   const check = checkUrl(url, policy);
   if (!check.ok) throw invalid("source_url", `source_url ${check.reason}`);
   return url;
+}
+
+/**
+ * The fields every route that fetches a source reads: `source_url` (checked against the address policy),
+ * `max_source_bytes` and `timeout_ms`, each with the route's default and at most the engine's ceiling.
+ */
+export function sourceFields(
+  body: Record<string, unknown>,
+  policy: FetchPolicy,
+  defaults: { maxBytes: number; timeoutMs: number },
+): { url: string; maxBytes: number; timeoutMs: number } {
+  return {
+    url: sourceUrl(body, policy),
+    maxBytes: positiveInt(body, "max_source_bytes", defaults.maxBytes, LIMITS.maxSourceBytesCeiling),
+    timeoutMs: positiveInt(body, "timeout_ms", defaults.timeoutMs, LIMITS.maxTimeoutMs),
+  };
 }
 
 /**

@@ -10,15 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { EngineConfig } from "./config.ts";
 import { fetchMedia } from "./fetch-route.ts";
-import {
-  abortOnDisconnect,
-  positiveInt,
-  readJson,
-  sendError,
-  sendJson,
-  sourceUrl,
-  streamFile,
-} from "./http-io.ts";
+import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { JobRegistry } from "./jobs.ts";
 import { runFfmpeg, versionLine } from "./pipeline/ffmpeg.ts";
 import { OPERATIONS } from "./pipeline/index.ts";
@@ -122,14 +114,10 @@ export async function createEngineServer(
     if (typeof jobId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(jobId)) {
       throw invalid("job_id", "job_id must be 1-64 characters of letters, digits, _ or -");
     }
-    const url = sourceUrl(body, policy);
-    const maxSourceBytes = positiveInt(
-      body,
-      "max_source_bytes",
-      LIMITS.defaultMaxSourceBytes,
-      LIMITS.maxSourceBytesCeiling,
-    );
-    const timeoutMs = positiveInt(body, "timeout_ms", LIMITS.defaultTimeoutMs, LIMITS.maxTimeoutMs);
+    const { url, maxBytes, timeoutMs } = sourceFields(body, policy, {
+      maxBytes: LIMITS.defaultMaxSourceBytes,
+      timeoutMs: LIMITS.defaultTimeoutMs,
+    });
     const prepared = OPERATIONS[type](body.params);
     const job = jobs.create(jobId);
     const { signal } = job.controller;
@@ -165,7 +153,7 @@ export async function createEngineServer(
         config,
         relay,
         policy,
-        maxSourceBytes,
+        maxSourceBytes: maxBytes,
         setProgress: (f) => {
           job.progress = Math.max(job.progress, Math.min(1, f));
         },

@@ -187,6 +187,9 @@ export interface ImageHeader {
   animated: boolean;
 }
 
+/** Orientations 5–8 turn the image a quarter: width and height swap. */
+export const swapsAxes = (orientation: number): boolean => orientation >= 5;
+
 /**
  * The orientation in a JPEG APP1 payload (`Exif\0\0`, a TIFF header, IFD0's tag 0x0112), 1 when absent or
  * malformed. Pure: the Worker uses it too (src/images/orientation.ts).

@@ -80,4 +80,42 @@ describe("/v1/fetch", () => {
     ).toMatchObject({ status: 400, field: "accept" });
     expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
   });
+
+  // The envelope fields the job routes read too (http-io.ts sourceFields), with the fetch route's defaults.
+  const GiB = 1024 ** 3;
+  test.each([
+    [{ max_source_bytes: 0 }, "max_source_bytes"],
+    [{ max_source_bytes: 4 * GiB + 1 }, "max_source_bytes"],
+    [{ max_source_bytes: "1000" }, "max_source_bytes"],
+    [{ timeout_ms: 0 }, "timeout_ms"],
+    [{ timeout_ms: 3_600_001 }, "timeout_ms"],
+    [{ timeout_ms: 1.5 }, "timeout_ms"],
+  ])("%o → 400 naming %s", async (fields, field) => {
+    const res = await fetchSource({ source_url: media(FIXTURES.jpeg), ...fields });
+    expect(await errorOf(res)).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field });
+  });
+
+  test("the ceilings themselves are accepted: 4 GiB, one hour", async () => {
+    const res = await fetchSource({
+      source_url: media(FIXTURES.jpeg),
+      max_source_bytes: 4 * GiB,
+      timeout_ms: 3_600_000,
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
+  test("a fetch over its timeout_ms → 504, nothing left behind", async () => {
+    const res = await fetchSource({
+      source_url: fixtureUrl("/hang"),
+      timeout_ms: 500,
+    });
+    expect(await errorOf(res)).toMatchObject({
+      status: 504,
+      code: "PROCESSING_TIMEOUT",
+      message: "fetching the source took too long",
+    });
+    await engine.engine.idle();
+    expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
+  });
 });

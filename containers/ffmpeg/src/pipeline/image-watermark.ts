@@ -6,6 +6,7 @@
  * input's), alpha kept for PNG/WebP, JPEG flattened on white.
  */
 import { stat } from "node:fs/promises";
+import { swapsAxes } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
 import {
@@ -45,7 +46,7 @@ function parse(raw: unknown): ImageWatermarkParams {
 
 async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
   const { alpha, orientation } = input.header;
-  const turned = orientation >= 5;
+  const turned = swapsAxes(orientation);
   const width = turned ? input.header.height : input.header.width;
   const height = turned ? input.header.width : input.header.height;
   const orient = orientFilters(orientation);

@@ -19,6 +19,8 @@ export const LIMITS = {
   /** Job time budget when the request names none, and the most it may ask for. */
   defaultTimeoutMs: 15 * 60 * 1000,
   maxTimeoutMs: 60 * 60 * 1000,
+  /** Time budget of POST /v1/fetch when the request names none. */
+  defaultFetchTimeoutMs: 60 * 1000,
   /** Redirects followed per fetch, each re-checked against the address policy. */
   maxRedirects: 5,
   /** ffprobe/ffmpeg input probing bounds (bytes, microseconds). */
