@@ -6,14 +6,17 @@
  * on, and for each operation times the full HTTP round trip through the engine (fetching the source,
  * probing, processing, streaming the result back) against the engine's own processing command(s) run
  * directly by ffmpeg on the same source URL. A second set of lines compares with the same command(s) on
- * the local file (no network at all). Then the engine's RSS with a ~10 MB and (BENCH_BIG=1) a ~1 GB source.
+ * the local file (no network at all), and a third with the floor: the same command(s) reading through a bare
+ * pass-through proxy in its own process, which then streams the output back (bench/lib/floor-proxy.ts), the
+ * least any guard between ffmpeg and the source can add. Then the engine's RSS with a ~10 MB and
+ * (BENCH_BIG=1) a ~1 GB source.
  *
  * BENCH_SHORT=1 leaves out the two long re-encodes (accurate trim, watermark: about a minute).
  *
  * Output: one line per operation `engine-<op>: <ratio>x (<engine ms> vs <direct ms>)`, then
- * `trim-fast-vs-accurate: <ratio>x`, `local-<op>: …` lines and `engine-rss: …`.
+ * `trim-fast-vs-accurate: <ratio>x`, `local-<op>: …` and `floor-<op>: …` lines and `engine-rss: …`.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, fork, spawn } from "node:child_process";
 import { createReadStream, existsSync } from "node:fs";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -109,6 +112,31 @@ function serve(): Promise<{ url: (name: string) => string; close: () => void }> 
   );
 }
 
+/** The floor (bench/lib/floor-proxy.ts) as a child process, in front of the bench's file server. */
+async function startFloor(upstream: string) {
+  const child = fork(fileURLToPath(new URL("./lib/floor-proxy.ts", import.meta.url)), [upstream, REPLAY], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (m) => resolve(Number(m)));
+    child.once("exit", (code) => reject(new Error(`the floor proxy exited (${code})`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    src: (name: string) => `${base}/src/${path.basename(name)}`,
+    out: (name: string) => `${base}/out/${path.basename(name)}`,
+    stop: () => child.kill(),
+  };
+}
+
+/** Reads a response body to its end as a client would, without keeping it. */
+async function drain(res: Response): Promise<void> {
+  const reader = res.body!.getReader();
+  while (!(await reader.read()).done) {
+    /* discard */
+  }
+}
+
 interface Command {
   bin: string;
   args: string[];
@@ -179,6 +207,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   await prepareMedia();
   const files = await serve();
+  const floor = await startFloor(new URL(files.url(BIG)).origin);
   const engine = await startEngine(
     {
       ENGINE_SECRET: SECRET,
@@ -209,20 +238,18 @@ async function main() {
       }),
     });
     if (res.status !== 200) throw new Error(`${type}: ${res.status} ${await res.text()}`);
-    // Drain the body as a client would, without keeping it.
-    const reader = res.body!.getReader();
-    while (!(await reader.read()).done) {
-      /* discard */
-    }
+    await drain(res);
     return performance.now() - started;
   };
 
   const timings = new Map<string, number>();
   const local: string[] = [];
+  const floors: string[] = [];
   for (const op of OPS) {
     const engineMs: number[] = [];
     const urlMs: number[] = [];
     const fileMs: number[] = [];
+    const floorMs: number[] = [];
     for (let r = 0; r < op.runs; r++) {
       const before = commands.length;
       engineMs.push(await call(op.type, BIG, op.params));
@@ -237,10 +264,21 @@ async function main() {
           : traced.filter((c) => c.bin === bins.ffmpeg);
       let viaUrl = 0;
       let viaFile = 0;
+      let viaFloor = 0;
       for (const cmd of main) viaUrl += await runDirect(replayable(cmd, files.url(BIG)));
+      for (const cmd of main) viaFloor += await runDirect(replayable(cmd, floor.src(BIG)));
+      if (op.type !== "video.probe") {
+        // The result back to the caller, as the engine sends it (a probe's JSON is a few hundred bytes).
+        const started = performance.now();
+        const out = await fetch(floor.out(replayable(main.at(-1)!, BIG).args.at(-1)!));
+        if (out.status !== 200) throw new Error(`the floor proxy has no output for ${op.name}`);
+        await drain(out);
+        viaFloor += performance.now() - started;
+      }
       for (const cmd of main) viaFile += await runDirect(replayable(cmd, `file:${BIG}`));
       urlMs.push(viaUrl);
       fileMs.push(viaFile);
+      floorMs.push(viaFloor);
     }
     const e = median(engineMs);
     const d = median(urlMs);
@@ -250,11 +288,15 @@ async function main() {
     local.push(
       `local-${op.name}: ${(e / f).toFixed(2)}x (${Math.round(e)} ms vs ${Math.round(f)} ms on the local file)`,
     );
+    const fl = median(floorMs);
+    floors.push(
+      `floor-${op.name}: ${(fl / d).toFixed(2)}x (${Math.round(fl)} ms vs ${Math.round(d)} ms; the engine is ${(e / fl).toFixed(2)}x the floor)`,
+    );
   }
   const fast = timings.get("video.trim-fast")!;
   const accurate = timings.get("video.trim")!;
   console.log(`trim-fast-vs-accurate: ${(accurate / fast).toFixed(1)}x`);
-  for (const line of local) console.log(line);
+  for (const line of [...local, ...floors]) console.log(line);
 
   // Memory: peak RSS of the engine process while it copies a source through (download, trim, stream back).
   const rss = async () => {
@@ -288,6 +330,7 @@ async function main() {
   console.log(line);
 
   await engine.stop();
+  floor.stop();
   files.close();
   await rm(REPLAY, { recursive: true, force: true });
 }
