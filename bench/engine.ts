@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
+import { inputWhitelist } from "../containers/ffmpeg/src/pipeline/job.ts";
 
 const exec = promisify(execFile);
 const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
@@ -152,7 +153,7 @@ function replayable(cmd: Command, input: string): Command {
   const args = [...cmd.args];
   const i = args.indexOf("-i");
   const jobDir = path.dirname(args[args.length - 1] ?? "");
-  const whitelist = input.startsWith("file:") ? "file" : "http,tcp";
+  const whitelist = inputWhitelist(input);
   for (let k = 0; k < args.length; k++) {
     if (args[k] === "-protocol_whitelist" && k < i) args[k + 1] = whitelist;
   }

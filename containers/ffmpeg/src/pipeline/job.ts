@@ -155,8 +155,29 @@ export function mediaInputArgs(demuxer: string, ref: string, before: readonly st
   return [
     ...["-probesize", String(LIMITS.probeSizeBytes), "-analyzeduration", String(LIMITS.analyzeDurationUs)],
     ...["-f", demuxer, ...before],
-    ...["-protocol_whitelist", ref.startsWith("file:") ? "file" : "http,tcp", "-i", ref],
+    ...["-protocol_whitelist", inputWhitelist(ref), "-i", ref],
   ];
+}
+
+/** The only protocols ffmpeg may use to read `ref`: the file, or HTTP to the relay. */
+export const inputWhitelist = (ref: string): string => (ref.startsWith("file:") ? "file" : "http,tcp");
+
+/** Placeholders of a command's source and of the whitelist before it (NUL cannot occur in an argument). */
+export const SOURCE_ARG = "\u0000source";
+export const WHITELIST_ARG = "\u0000whitelist";
+
+/**
+ * `args` with the job's source (any of `refs`: its relay URL or its file) and the protocol whitelist that
+ * mediaInputArgs puts before it replaced by placeholders: the same command whichever way it reads the source.
+ */
+export function withSourcePlaceholders(args: readonly string[], refs: readonly string[]): string[] {
+  const out = args.map((a) => (refs.includes(a) ? SOURCE_ARG : a));
+  for (let i = 3; i < out.length; i++) {
+    if (out[i] === SOURCE_ARG && out[i - 1] === "-i" && out[i - 3] === "-protocol_whitelist") {
+      out[i - 2] = WHITELIST_ARG;
+    }
+  }
+  return out;
 }
 
 /** The arguments of the input probe of a source read from `ref`, after ffprobe's own leading ones. */

@@ -25,20 +25,14 @@ import {
   openMediaInput,
   type PreparedMediaJob,
   probeInput,
+  withSourcePlaceholders,
 } from "./job.ts";
 import type { MediaInfo } from "./media-info.ts";
 import { guessMp4Info } from "./mp4-guess.ts";
 
 /** A command with its source named neutrally (the relay URL and the downloaded file are the same bytes). */
-function commandKey(args: readonly string[], refs: readonly string[]): string {
-  const out = args.map((a) => (refs.includes(a) ? "<source>" : a));
-  for (let i = 0; i + 3 < out.length; i++) {
-    if (out[i] === "-protocol_whitelist" && out[i + 2] === "-i" && out[i + 3] === "<source>") {
-      out[i + 1] = "<whitelist>";
-    }
-  }
-  return JSON.stringify(out);
-}
+const commandKey = (args: readonly string[], refs: readonly string[]): string =>
+  JSON.stringify(withSourcePlaceholders(args, refs));
 
 async function guess(input: OpenedInput): Promise<MediaInfo | null> {
   if (input.sniffed.demuxer !== "mov") return null;

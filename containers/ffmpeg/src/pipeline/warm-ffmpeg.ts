@@ -23,13 +23,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { type FfmpegRun, startWarmFfmpeg, type WarmFfmpeg } from "./ffmpeg.ts";
+import { inputWhitelist, SOURCE_ARG, WHITELIST_ARG, withSourcePlaceholders } from "./job.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
 import { type Warm, WarmPool } from "./warm-pool.ts";
 
-/** Placeholders of a command's shape (NUL cannot occur in a real argument). */
-const SOURCE = "\u0000source";
-const WHITELIST = "\u0000whitelist";
+/** Placeholder of a command's output file (with job.ts SOURCE_ARG and WHITELIST_ARG). */
 const OUTPUT = "\u0000output";
 /** Shapes remembered to tell one that comes again. */
 const RECENT_SHAPES = 64;
@@ -77,10 +76,10 @@ export class WarmCommands {
   shapeOf(args: readonly string[], refs: readonly string[], dir: string): CommandShape | null {
     const out = args.at(-1);
     if (out === undefined || path.dirname(out) !== dir) return null;
-    const template = args.map((a, i) => (i === args.length - 1 ? OUTPUT : refs.includes(a) ? SOURCE : a));
-    const i = template.indexOf(SOURCE);
-    if (i < 2 || template.lastIndexOf(SOURCE) !== i || template[i - 1] !== "-i") return null;
-    if (template[i - 3] === "-protocol_whitelist") template[i - 2] = WHITELIST;
+    const template = withSourcePlaceholders(args, refs);
+    template[template.length - 1] = OUTPUT;
+    const i = template.indexOf(SOURCE_ARG);
+    if (i < 2 || template.lastIndexOf(SOURCE_ARG) !== i || template[i - 1] !== "-i") return null;
     if (template.some((a) => a.includes(dir) || this.relay.names(a))) return null;
     return { key: JSON.stringify(template), template, outputName: path.basename(out) };
   }
@@ -143,15 +142,12 @@ export class WarmCommands {
     const dir = mkdtempSync(path.join(this.root, "warm-"));
     const slot = this.relay.reserve();
     const stop = new AbortController();
-    const args = shape.template.map((a) =>
-      a === SOURCE
-        ? slot.url
-        : a === WHITELIST
-          ? "http,tcp"
-          : a === OUTPUT
-            ? path.join(dir, shape.outputName)
-            : a,
-    );
+    const fill = new Map([
+      [SOURCE_ARG, slot.url],
+      [WHITELIST_ARG, inputWhitelist(slot.url)],
+      [OUTPUT, path.join(dir, shape.outputName)],
+    ]);
+    const args = shape.template.map((a) => fill.get(a) ?? a);
     const ffmpeg = startWarmFfmpeg(this.ffmpeg, args, stop.signal);
     if (ffmpeg === null) {
       slot.release();
