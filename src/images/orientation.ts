@@ -3,14 +3,18 @@
  * Browsers and viewers apply it; our encoders write no EXIF, so the pixels are turned before the mark is drawn
  * (the mark lands where the client sees it) and the output needs no tag.
  */
-import { exifOrientation as readExifOrientation, swapsAxes } from "../../containers/ffmpeg/src/sniff";
+import {
+  exifOrientation as readExifOrientation,
+  shownSize,
+  swapsAxes,
+} from "../../containers/ffmpeg/src/sniff";
 import type { Rgba } from "./rgba";
 
 /** 1 (as stored) … 8, as TIFF/EXIF number them. */
 export type Orientation = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
-/** Orientations 5–8 swap width and height (the engine's, shared like the reader below). */
-export { swapsAxes };
+/** The size of an image as shown (the engine's, shared like the reader below). */
+export { shownSize };
 
 /**
  * The orientation in an APP1 segment's payload (`Exif\0\0`, then a TIFF header and IFD0), or 1 when the

@@ -8,7 +8,7 @@ import {
   MAX_IMAGE_PIXELS,
   readImageHeader,
 } from "./header";
-import { applyOrientation, swapsAxes } from "./orientation";
+import { applyOrientation, shownSize } from "./orientation";
 import { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 import { resizeImage } from "./resize";
 import type { Rgba } from "./rgba";
@@ -43,8 +43,7 @@ export async function watermarkImage(
   let mark: Rgba | undefined;
   if (logo && logoHeader) {
     const decoded = await decode(logoHeader, logo, "watermark image");
-    const baseWidth = swapsAxes(baseHeader.orientation) ? baseHeader.height : baseHeader.width;
-    const width = Math.max(1, Math.round(p.scale * baseWidth));
+    const width = Math.max(1, Math.round(p.scale * shownSize(baseHeader).width));
     const height = Math.max(1, Math.round((decoded.height * width) / decoded.width));
     mark =
       width === decoded.width && height === decoded.height ? decoded : resizeImage(decoded, width, height);

@@ -190,6 +190,15 @@ export interface ImageHeader {
 /** Orientations 5–8 turn the image a quarter: width and height swap. */
 export const swapsAxes = (orientation: number): boolean => orientation >= 5;
 
+/** Width and height of an image as it is shown, turned by its orientation. */
+export function shownSize(image: { width: number; height: number; orientation: number }): {
+  width: number;
+  height: number;
+} {
+  const { width, height } = image;
+  return swapsAxes(image.orientation) ? { width: height, height: width } : { width, height };
+}
+
 /**
  * The orientation in a JPEG APP1 payload (`Exif\0\0`, a TIFF header, IFD0's tag 0x0112), 1 when absent or
  * malformed. Pure: the Worker uses it too (src/images/orientation.ts).

@@ -6,7 +6,7 @@
  * input's), alpha kept for PNG/WebP, JPEG flattened on white.
  */
 import { stat } from "node:fs/promises";
-import { swapsAxes } from "../sniff.ts";
+import { shownSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
 import {
@@ -46,9 +46,7 @@ function parse(raw: unknown): ImageWatermarkParams {
 
 async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
   const { alpha, orientation } = input.header;
-  const turned = swapsAxes(orientation);
-  const width = turned ? input.header.height : input.header.width;
-  const height = turned ? input.header.width : input.header.height;
+  const { width, height } = shownSize(input.header);
   const orient = orientFilters(orientation);
   const format = p.format === "same" ? input.format : p.format;
   const keepAlpha = alpha && format !== "jpeg";
