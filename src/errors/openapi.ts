@@ -22,25 +22,89 @@ export const ProblemSchema = z
   })
   .openapi("Problem", { description: "RFC 9457 problem details (application/problem+json)." });
 
+const text = (example: string) => ({ type: "string" as const, example });
+
+/**
+ * Every response header the service sends, defined once (components.headers) and referenced by the responses
+ * that carry it: the error responses below, the routes for their own headers, and the document builder for
+ * the headers middleware adds to every response (routes/docs/openapi.ts).
+ */
+export const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description:
+      "The request's ULID, sent on every response (the problem body's request_id too); quote it when asking for support.",
+    required: true,
+    schema: text("01JD5Z8X4QK3M7R2T9V6W1Y0AB"),
+  },
+  RateLimit: {
+    description:
+      'The key\'s remaining quota (IETF RateLimit header fields, structured form): `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent on every response to a request whose API key was recognised.',
+    required: true,
+    schema: text('"default";r=59;t=60'),
+  },
+  "RateLimit-Policy": {
+    description:
+      'The key\'s quota policy: `"default";q=<requests>;w=60` (requests per 60-second window; 60 unless the operator set another limit for the key).',
+    required: true,
+    schema: text('"default";q=60;w=60'),
+  },
+  "Retry-After": {
+    description:
+      "Seconds to wait before retrying. On 429 always; on 409 when the conflict is an Idempotency-Key whose first request is still in progress.",
+    schema: { type: "integer" as const, minimum: 0, example: 1 },
+  },
+  "WWW-Authenticate": {
+    description: "Always `Bearer`: the only accepted scheme.",
+    required: true,
+    schema: text("Bearer"),
+  },
+  Allow: {
+    description: "The methods the path supports, comma-separated.",
+    required: true,
+    schema: text("GET, HEAD"),
+  },
+  Location: {
+    description: "The new task's URL.",
+    required: true,
+    schema: text("https://api.example.com/v1/tasks/01JD5Z8X4QK3M7R2T9V6W1Y0AB"),
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise.",
+    schema: { type: "string" as const, enum: ["true"] },
+  },
+  "Server-Timing": {
+    description:
+      "Only when the request sent X-Debug-Timing: durations in ms of auth, fetch, process, store and total.",
+    schema: text("auth;dur=2.1, fetch;dur=40.3, process;dur=120.8, store;dur=8.0, total;dur=171.2"),
+  },
+};
+
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** References to shared response headers, for a response's `headers`. */
+export function headers(...names: ResponseHeader[]) {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
 const STATUS_CODES: Record<number, ErrorCode[]> = {};
 for (const [code, row] of Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]) {
   STATUS_CODES[row.status] = [...(STATUS_CODES[row.status] ?? []), code];
 }
 
-const HEADERS: Record<number, Record<string, { description: string; schema: { type: "string" } }>> = {
-  401: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } },
-  405: { Allow: { description: "The methods the resource supports.", schema: { type: "string" } } },
-  429: {
-    "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } },
-    RateLimit: {
-      description: 'Remaining quota: `"default";r=<remaining>;t=<seconds>`.',
-      schema: { type: "string" },
-    },
-    "RateLimit-Policy": {
-      description: 'The quota policy: `"default";q=60;w=60`.',
-      schema: { type: "string" },
-    },
-  },
+/** Headers an error response carries because of its status (those of every response are added by the builder). */
+const STATUS_HEADERS: Partial<Record<number, ResponseHeader[]>> = {
+  401: ["WWW-Authenticate"],
+  405: ["Allow"],
+  409: ["Retry-After"],
+  429: ["Retry-After"],
+};
+
+/** What each status means beyond its code's title, where the title alone does not say it. */
+const STATUS_NOTES: Partial<Record<number, string>> = {
+  405: "The path exists, but not with this method; Allow lists the methods it supports.",
+  413: "The request body exceeds 1 MiB.",
+  415: "The request body is not application/json (or, for an operation, the source's media type is unsupported).",
 };
 
 function example(code: ErrorCode) {
@@ -72,9 +136,10 @@ export function errorResponses<const S extends readonly number[]>(...statuses: S
   const responses: Record<string, unknown> = {};
   for (const status of statuses) {
     const codes = STATUS_CODES[status] ?? [];
+    const names = codes.map((code) => `${code}: ${ERROR_CODES[code].title}.`).join(" ");
     responses[String(status)] = {
-      description: codes.map((code) => `${code}: ${ERROR_CODES[code].title}`).join("; "),
-      headers: HEADERS[status],
+      description: [names, STATUS_NOTES[status]].filter(Boolean).join(" "),
+      ...(STATUS_HEADERS[status] ? { headers: headers(...STATUS_HEADERS[status]) } : {}),
       content: {
         "application/problem+json": {
           schema: ProblemSchema,

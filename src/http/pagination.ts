@@ -14,7 +14,7 @@ export const LimitQuery = z
     type: "integer",
     format: "int64",
     description: "Page size, default 25, clamped to 1..100.",
-    example: "25",
+    example: 25,
   });
 
 export const CursorQuery = z

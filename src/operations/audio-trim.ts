@@ -8,6 +8,7 @@ const params = z.strictObject(trimShape).superRefine(trimWindow).openapi("AudioT
 
 export const audioTrim = defineOperation({
   type: "audio.trim",
+  operationId: "trimAudio",
   summary: "Trim audio",
   description:
     "Cuts [start, end) out of an audio file (or a video's audio); the stream is copied when the format allows.",

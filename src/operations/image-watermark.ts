@@ -54,11 +54,12 @@ function imageError(error: unknown): never {
 
 export const imageWatermark = defineOperation({
   type: "image.watermark",
+  operationId: "watermarkImage",
   summary: "Watermark an image",
   description:
     "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. A JPEG's EXIF orientation is applied first: the output (without EXIF) looks as the source does in a viewer, and width/height are the turned image's.",
   cost: 1,
-  params: ImageWatermarkParamsSchema,
+  params: ImageWatermarkParamsSchema.openapi("ImageWatermarkParams"),
   example: {
     watermark_url: "https://example.com/logo.png",
     position: "bottom-right",

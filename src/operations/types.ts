@@ -44,6 +44,8 @@ export type Produced = ProducedFile | ProducedData;
 export type Operation<P extends z.ZodType = z.ZodType> = {
   /** "<domain>.<operation>"; the synchronous route is /v1/<domain>/<operation>. */
   type: string;
+  /** The OpenAPI operationId of the synchronous route (camelCase verb + object, stable for generated clients). */
+  operationId: string;
   summary: string;
   description: string;
   /** Credits charged on success (decisions.md §7). */

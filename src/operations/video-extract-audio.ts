@@ -41,6 +41,7 @@ const params = z
 
 export const videoExtractAudio = defineOperation({
   type: "video.extract-audio",
+  operationId: "extractAudio",
   summary: "Extract the audio track of a video",
   description: "A source without an audio stream → 415 with a detail that says so.",
   cost: 2,

@@ -35,6 +35,7 @@ const params = z
 
 export const videoExtractCover = defineOperation({
   type: "video.extract-cover",
+  operationId: "extractCover",
   summary: "Extract a cover image from a video",
   description: "One frame of the video as JPEG, PNG or WebP, optionally resized.",
   cost: 1,

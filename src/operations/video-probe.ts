@@ -4,6 +4,7 @@ import { defineOperation } from "./types";
 
 export const videoProbe = defineOperation({
   type: "video.probe",
+  operationId: "probeVideo",
   summary: "Probe a video",
   description:
     "Codec, duration, frame rate (reduced fraction), alpha (pixel format or VP9 alpha_mode) and dimensions of the first video stream. An input without a video stream → 415.",

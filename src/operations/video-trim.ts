@@ -17,6 +17,7 @@ const params = z
 
 export const videoTrim = defineOperation({
   type: "video.trim",
+  operationId: "trimVideo",
   summary: "Trim a video",
   description: "Cuts [start, end) out of a video.",
   cost: 2,

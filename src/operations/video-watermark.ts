@@ -19,6 +19,7 @@ const params = z
 
 export const videoWatermark = defineOperation({
   type: "video.watermark",
+  operationId: "watermarkVideo",
   summary: "Watermark a video",
   description:
     "Overlays a logo or a text mark (bundled DejaVu Sans) on a video. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).",

@@ -8,11 +8,28 @@ import { promisify } from "node:util";
 import SwaggerParser from "@apidevtools/swagger-parser";
 
 const exec = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** `redocly lint` with the project's redocly.yaml on a document; its JSON report (totals and problems). */
+async function redoclyLint(file: string) {
+  const cli = path.join(ROOT, "node_modules/@redocly/cli/bin/cli.js");
+  const args = [cli, "lint", file, "--format=json", `--config=${path.join(ROOT, "redocly.yaml")}`];
+  const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
+  try {
+    return (await exec(process.execPath, args, { env, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  } catch (error) {
+    // Exit code 1 when there are errors: the report is still on stdout.
+    const stdout = (error as { stdout?: string }).stdout;
+    if (stdout?.trim().startsWith("{")) return stdout;
+    throw error;
+  }
+}
 
 /**
  * A loopback helper for the workerd tests, which cannot run processes or Node-only libraries: POST the bytes
  * of a produced file to /probe and get ffprobe's JSON (streams and format) back — checks run on real ffprobe,
- * as the engine's own do; POST an OpenAPI document to /openapi to validate it with @apidevtools/swagger-parser.
+ * as the engine's own do; POST an OpenAPI document to /openapi to validate it with @apidevtools/swagger-parser,
+ * or to /redocly to get the JSON report of `redocly lint` (@redocly/cli with the project's redocly.yaml).
  */
 export async function startInspector(ffprobe: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "p6-inspector-"));
@@ -30,6 +47,17 @@ export async function startInspector(ffprobe: string) {
       return;
     }
     const file = path.join(dir, `f${++n}`);
+    if (req.url === "/redocly") {
+      writeFileSync(`${file}.json`, Buffer.concat(chunks));
+      try {
+        res.writeHead(200, { "content-type": "application/json" }).end(await redoclyLint(`${file}.json`));
+      } catch (error) {
+        res.writeHead(500, { "content-type": "text/plain" }).end(String((error as Error).message));
+      } finally {
+        rmSync(`${file}.json`, { force: true });
+      }
+      return;
+    }
     writeFileSync(file, Buffer.concat(chunks));
     try {
       const { stdout } = await exec(ffprobe, [

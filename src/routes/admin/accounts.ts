@@ -13,6 +13,7 @@ const security = [{ AdminToken: [] }];
 const create = createRoute({
   method: "post",
   path: "/admin/v1/accounts",
+  operationId: "createAccount",
   tags,
   security,
   summary: "Create an account (with its webhook secret and a default API key)",
@@ -26,6 +27,7 @@ const create = createRoute({
 const list = createRoute({
   method: "get",
   path: "/admin/v1/accounts",
+  operationId: "listAccounts",
   tags,
   security,
   summary: "List accounts, newest first",
@@ -44,6 +46,7 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/admin/v1/accounts/{account_id}",
+  operationId: "getAccount",
   tags,
   security,
   summary: "Get an account",

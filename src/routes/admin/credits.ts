@@ -12,6 +12,7 @@ const security = [{ AdminToken: [] }];
 const grant = createRoute({
   method: "post",
   path: "/admin/v1/accounts/{account_id}/credits",
+  operationId: "grantCredits",
   tags,
   security,
   summary: "Grant credits (a ledger row of kind grant)",
@@ -31,6 +32,7 @@ const grant = createRoute({
 const ledger = createRoute({
   method: "get",
   path: "/admin/v1/accounts/{account_id}/ledger",
+  operationId: "listLedger",
   tags,
   security,
   summary: "The account's credit ledger, newest first",

@@ -12,6 +12,7 @@ const security = [{ AdminToken: [] }];
 const create = createRoute({
   method: "post",
   path: "/admin/v1/accounts/{account_id}/keys",
+  operationId: "createKey",
   tags,
   security,
   summary: "Create an API key (the full key is in this response only)",
@@ -28,6 +29,7 @@ const create = createRoute({
 const list = createRoute({
   method: "get",
   path: "/admin/v1/accounts/{account_id}/keys",
+  operationId: "listKeys",
   tags,
   security,
   summary: "List an account's keys (masked; never the secret)",
@@ -44,6 +46,7 @@ const list = createRoute({
 const revoke = createRoute({
   method: "post",
   path: "/admin/v1/keys/{key_id}/revoke",
+  operationId: "revokeKey",
   tags,
   security,
   summary: "Revoke a key, effective on the very next request",

@@ -11,6 +11,7 @@ const security = [{ AdminToken: [] }];
 const show = createRoute({
   method: "get",
   path: "/admin/v1/accounts/{account_id}/webhook-secret",
+  operationId: "getWebhookSecret",
   tags,
   security,
   summary: "The active webhook signing secrets (the current one first)",
@@ -27,6 +28,7 @@ const show = createRoute({
 const rotate = createRoute({
   method: "post",
   path: "/admin/v1/accounts/{account_id}/webhook-secret/rotate",
+  operationId: "rotateWebhookSecret",
   tags,
   security,
   summary: "Rotate the webhook secret; the previous one keeps signing for 24 h",

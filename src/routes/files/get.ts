@@ -18,7 +18,7 @@ const query = z.object({
   signature: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hex characters.")
-    .openapi({ example: "9f…" }),
+    .openapi({ example: "5d1f0c8e9a7b6c3d2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f809" }),
 });
 
 const description = `A produced file, by the signed, expiring URL that results and task outputs carry. No
@@ -39,6 +39,7 @@ const responses = {
 const get = createRoute({
   method: "get",
   path: "/files/{file_id}/{name}",
+  operationId: "downloadFile",
   tags: ["Files"],
   summary: "Download an output file",
   description,

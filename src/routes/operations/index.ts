@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { errorResponses } from "../../errors/openapi";
+import { errorResponses, headers as responseHeaders } from "../../errors/openapi";
 import { errorTypeBase } from "../../errors/problem";
 import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
@@ -23,14 +23,6 @@ const headers = z.object({
     .openapi({ description: "Any non-empty value adds Server-Timing (auth, fetch, process, store, total)." }),
 });
 
-const responseHeaders = {
-  "Idempotent-Replayed": {
-    description: "`true` on a replayed response.",
-    schema: { type: "string" as const },
-  },
-  "Server-Timing": { description: "With X-Debug-Timing.", schema: { type: "string" as const } },
-};
-
 function routeFor(operation: Operation) {
   const [domain, name] = operation.type.split(".");
   const body = z
@@ -41,7 +33,7 @@ function routeFor(operation: Operation) {
       }),
       params: operation.params
         .prefault({})
-        .openapi({ description: "Operation parameters (decisions.md §4)." }),
+        .openapi({ description: "The operation's parameters; the same as its task type's params." }),
     })
     .openapi(
       `${operation.type.replace(/[.-](\w)/g, (_m, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase())}Request`,
@@ -52,6 +44,7 @@ function routeFor(operation: Operation) {
   return createRoute({
     method: "post",
     path: `/v1/${domain}/${name}`,
+    operationId: operation.operationId,
     tags: ["Operations"],
     summary: operation.summary,
     description: `${operation.description}\n\nCosts ${operation.cost} credit${operation.cost === 1 ? "" : "s"}, charged once on success. Asynchronous equivalent: POST /v1/tasks with type \`${operation.type}\`.`,
@@ -59,7 +52,7 @@ function routeFor(operation: Operation) {
     responses: {
       200: {
         description: "The result.",
-        headers: responseHeaders,
+        headers: responseHeaders("Idempotent-Replayed", "Server-Timing"),
         content: { "application/json": { schema: operation.result } },
       },
       ...errorResponses(400, 401, 402, 403, 409, 413, 415, 422, 429, 500, 502, 503, 504),

@@ -13,6 +13,7 @@ import { TaskIdParamSchema, TaskSchema } from "./schema";
 const route = createRoute({
   method: "post",
   path: "/v1/tasks/{id}/cancel",
+  operationId: "cancelTask",
   tags: ["Tasks"],
   summary: "Cancel a task",
   description:

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { errorResponses } from "../../errors/openapi";
+import { errorResponses, headers } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
 import { fieldErrors, validationError } from "../../http/validation";
-import { getOperation, OPERATION_TYPES } from "../../operations";
+import { getOperation, OPERATION_TYPES, OPERATIONS } from "../../operations";
 import { createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
@@ -47,9 +47,41 @@ const CreateTaskBody = z
     },
   });
 
+/**
+ * The body as the document shows it: one variant per task type of the registry, discriminated by `type`, each
+ * with that type's own params schema. It accepts exactly what CreateTaskBody and then the type's params accept
+ * (the route validates in those two steps, so that params errors are named params.<field>).
+ */
+const CreateTaskDocumented = z
+  .discriminatedUnion(
+    "type",
+    OPERATIONS.map((operation) => {
+      const name = operation.type.replace(/(^|[.-])(\w)/g, (_m, _s, c: string) => c.toUpperCase());
+      return z
+        .strictObject({
+          type: z.literal(operation.type).openapi({ description: operation.summary }),
+          ...CreateTaskBody.omit({ type: true, params: true }).shape,
+          // Absent params are validated as {}: optional exactly when {} is valid for the type.
+          params: operation.params.safeParse({}).success ? operation.params.optional() : operation.params,
+        })
+        .openapi(`Create${name}Task`, {
+          description: `A ${operation.type} task (${operation.cost} credit${operation.cost === 1 ? "" : "s"}); params as POST /v1/${operation.type.replace(".", "/")} takes them.`,
+        });
+    }) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .openapi("CreateTask", {
+    description: "A task of one of the operation types; `type` selects the variant and its params.",
+    example: {
+      type: "video.trim",
+      source_url: "https://example.com/in.mp4",
+      params: { start: 5, duration: 10 },
+    },
+  });
+
 const route = createRoute({
   method: "post",
   path: "/v1/tasks",
+  operationId: "createTask",
   tags: ["Tasks"],
   summary: "Create a task",
   description:
@@ -58,11 +90,12 @@ const route = createRoute({
   responses: {
     201: {
       description: "Created.",
-      headers: { Location: { description: "The task's URL.", schema: { type: "string" } } },
+      headers: headers("Location"),
       content: { "application/json": { schema: TaskSchema } },
     },
     200: {
       description: "A repeated idempotency_key: the original task (Idempotent-Replayed: true).",
+      headers: headers("Idempotent-Replayed"),
       content: { "application/json": { schema: TaskSchema } },
     },
     ...errorResponses(400, 401, 402, 403, 409, 413, 415, 429, 500),
@@ -70,7 +103,11 @@ const route = createRoute({
 });
 
 export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+  app.openAPIRegistry.registerPath({
+    ...route,
+    request: { body: { required: true, content: { "application/json": { schema: CreateTaskDocumented } } } },
+  });
+  app.openapi({ ...route, hide: true }, async (c) => {
     const body = c.req.valid("json");
     const config = c.get("config");
     const operation = getOperation(body.type)!;

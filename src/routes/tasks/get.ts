@@ -12,6 +12,7 @@ import { TaskIdParamSchema, TaskSchema } from "./schema";
 const route = createRoute({
   method: "get",
   path: "/v1/tasks/{id}",
+  operationId: "getTask",
   tags: ["Tasks"],
   summary: "Get a task",
   description: "Another account's task answers 404: its existence is not revealed.",

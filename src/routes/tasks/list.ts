@@ -9,6 +9,7 @@ import { ListTasksQuerySchema, TaskListSchema } from "./schema";
 const route = createRoute({
   method: "get",
   path: "/v1/tasks",
+  operationId: "listTasks",
   tags: ["Tasks"],
   summary: "List tasks",
   description: "Newest first, with keyset cursor pagination that is stable under concurrent inserts.",
