@@ -14,6 +14,8 @@ export const ERROR_CODES = {
     title: "Unsupported Media Type",
     suffix: "unsupported-media-type",
   },
+  /** Not in interface.md's table: /files answers an unsatisfiable Range with it (docs/decisions.md "Files"). */
+  RANGE_NOT_SATISFIABLE: { status: 416, title: "Range Not Satisfiable", suffix: "range-not-satisfiable" },
   IDEMPOTENCY_KEY_REUSE: { status: 422, title: "Idempotency Key Reuse", suffix: "idempotency" },
   RATE_LIMIT_EXCEEDED: { status: 429, title: "Too Many Requests", suffix: "rate-limit" },
   INTERNAL: { status: 500, title: "Internal Server Error", suffix: "internal" },
@@ -37,6 +39,8 @@ export const DEFAULT_DETAIL: Record<ErrorCode, string> = {
   RESOURCE_CONFLICT: "A request with the same Idempotency-Key is still in progress.",
   REQUEST_BODY_TOO_LARGE: "The request body exceeds the maximum size of 1 MiB.",
   CONTENT_TYPE_UNSUPPORTED: "The media type is not supported.",
+  RANGE_NOT_SATISFIABLE:
+    "The Range header asks for no byte of the file; Content-Range: bytes */<size> gives its size.",
   IDEMPOTENCY_KEY_REUSE: "The Idempotency-Key was already used for a different request.",
   RATE_LIMIT_EXCEEDED: "Rate limit exceeded; retry after the delay in Retry-After.",
   INTERNAL: "An internal error occurred. Quote the request_id when contacting support.",

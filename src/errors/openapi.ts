@@ -68,6 +68,12 @@ export const RESPONSE_HEADERS = {
     required: true,
     schema: text("https://api.example.com/v1/tasks/01JD5Z8X4QK3M7R2T9V6W1Y0AB"),
   },
+  "Content-Range": {
+    description:
+      "On 206, the bytes sent and the file's size: `bytes <first>-<last>/<size>`; on 416, the size alone: `bytes */<size>`.",
+    required: true,
+    schema: text("bytes 0-1023/1048576"),
+  },
   "Idempotent-Replayed": {
     description:
       "`true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise.",
@@ -87,6 +93,12 @@ export function headers(...names: ResponseHeader[]) {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
+/** A response with more shared headers: those a route adds to a status on its own (a replayed failure). */
+export function withHeaders<R extends object>(response: R, ...names: ResponseHeader[]): R {
+  const current = (response as { headers?: Record<string, unknown> }).headers;
+  return { ...response, headers: { ...current, ...headers(...names) } };
+}
+
 const STATUS_CODES: Record<number, ErrorCode[]> = {};
 for (const [code, row] of Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]) {
   STATUS_CODES[row.status] = [...(STATUS_CODES[row.status] ?? []), code];
@@ -97,6 +109,7 @@ const STATUS_HEADERS: Partial<Record<number, ResponseHeader[]>> = {
   401: ["WWW-Authenticate"],
   405: ["Allow"],
   409: ["Retry-After"],
+  416: ["Content-Range"],
   429: ["Retry-After"],
 };
 
@@ -105,6 +118,7 @@ const STATUS_NOTES: Partial<Record<number, string>> = {
   405: "The path exists, but not with this method; Allow lists the methods it supports.",
   413: "The request body exceeds 1 MiB.",
   415: "The request body is not application/json (or, for an operation, the source's media type is unsupported).",
+  416: "The Range header starts past the end of the file; Content-Range gives the file's size.",
 };
 
 function example(code: ErrorCode) {

@@ -19,6 +19,9 @@ const CONTENT_TYPES: Record<string, string> = {
   mka: "audio/x-matroska",
 };
 
+/** Every Content-Type an output file can have (the /files route documents them): the engine's, and JSON. */
+export const OUTPUT_CONTENT_TYPES = [...new Set(Object.values(CONTENT_TYPES)), "application/json"];
+
 const EXTENSIONS: Record<string, string> = { jpeg: "jpg" };
 
 export function contentTypeOf(format: string) {

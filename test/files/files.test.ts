@@ -1,28 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { signFileUrl } from "../../src/files/signing";
-import { deleteExpiredFiles, storeFile } from "../../src/files/store";
-import { BASE, call, db, newAccount, problem } from "../helpers/api";
-
-const SECRET = "test-file-signing-secret";
-const bytes = new Uint8Array(1000).map((_, i) => i % 251);
-
-async function stored(options: { expiresAt?: number; name?: string } = {}) {
-  const { accountId } = await newAccount();
-  const now = Date.now();
-  const file = await storeFile(db(), env.FILES, {
-    accountId,
-    requestId: "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
-    name: options.name ?? "out.bin",
-    contentType: "video/mp4",
-    body: new Blob([bytes]).stream(),
-    sizeBytes: bytes.byteLength,
-    expiresAt: options.expiresAt ?? now + 3_600_000,
-    now,
-  });
-  const url = await signFileUrl(BASE, SECRET, file.id, file.name, file.expiresAt);
-  return { file, path: url.slice(BASE.length) };
-}
+import { deleteExpiredFiles } from "../../src/files/store";
+import { BASE, call, db, problem } from "../helpers/api";
+import { bytes, SECRET, stored } from "./stored";
 
 describe("GET /files/{file_id}/{name}", () => {
   it("serves the file with type, length, ETag and disposition, without a key; HEAD too", async () => {

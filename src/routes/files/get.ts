@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { ApiError } from "../../errors/api-error";
-import { errorResponses } from "../../errors/openapi";
+import { errorResponses, headers as responseHeaders } from "../../errors/openapi";
 import { authorizeFileUrl } from "../../files/access";
+import { serveFile } from "../../files/serve";
 import type { AppEnv } from "../../http/context";
+import { OUTPUT_CONTENT_TYPES } from "../../operations/engine-runner";
 
 const params = z.object({
   file_id: z
@@ -14,53 +15,93 @@ const query = z.object({
   expires: z
     .string()
     .regex(/^\d{1,12}$/, "Must be a Unix time in seconds.")
-    .openapi({ example: "1795400000" }),
+    .openapi({ description: "Unix time in seconds after which the URL answers 403.", example: "1795400000" }),
   signature: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hex characters.")
-    .openapi({ example: "5d1f0c8e9a7b6c3d2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f809" }),
+    .openapi({
+      description: "Hex HMAC-SHA256 that the service computed over the file id, name and expiry.",
+      example: "5d1f0c8e9a7b6c3d2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f809",
+    }),
+});
+const requestHeaders = z.object({
+  range: z.string().optional().openapi({
+    description:
+      "One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file.",
+    example: "bytes=0-1023",
+  }),
+  "if-range": z.string().optional().openapi({
+    description:
+      "An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file.",
+  }),
+  "if-none-match": z
+    .string()
+    .optional()
+    .openapi({ description: "An ETag the client holds: 304 while it matches." }),
 });
 
 const description = `A produced file, by the signed, expiring URL that results and task outputs carry. No
-Authorization header: the signature (HMAC-SHA256) is the credential. Supports HEAD, Range requests (206) and
-conditional requests (ETag); HEAD answers the same headers. A tampered signature → 403; an expired URL → 403; a deleted file → 404.`;
+Authorization header: the signature (HMAC-SHA256) is the credential. Content-Type is the file's own (images,
+video, audio; application/json for a probe task's output). Range requests (one range → 206 with Content-Range,
+a range past the end → 416 with \`Content-Range: bytes */<size>\`, several ranges → 200 whole) and conditional
+requests (ETag, If-None-Match → 304; If-Range) are supported. A tampered signature → 403; an expired URL →
+403; a deleted file → 404.`;
 
-const responses = {
-  200: {
-    description: "The file.",
-    content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-  },
-  206: { description: "The requested range." },
-  304: { description: "Not modified (If-None-Match)." },
-  416: { description: "Range not satisfiable." },
-  ...errorResponses(400, 403, 404, 500),
-};
-
-const get = createRoute({
-  method: "get",
-  path: "/files/{file_id}/{name}",
-  operationId: "downloadFile",
-  tags: ["Files"],
-  summary: "Download an output file",
+const binary = z.string().openapi({ format: "binary" });
+const fileContent = Object.fromEntries(OUTPUT_CONTENT_TYPES.map((type) => [type, { schema: binary }]));
+const header = (description: string, example: string) => ({
   description,
-  security: [],
-  request: { params, query },
-  responses,
+  schema: { type: "string" as const, example },
 });
+const fileHeaders = {
+  ETag: header("Strong entity tag of the file.", '"3858f62230ac3c915f300c664312c63f"'),
+  "Accept-Ranges": header("Always `bytes`.", "bytes"),
+  "Content-Length": header("Bytes in this response's body.", "1048576"),
+  "Content-Disposition": header("`inline` with the file's name.", 'inline; filename="output.mp4"'),
+  "Cache-Control": header("Private, cacheable for an hour.", "private, max-age=3600"),
+};
+const contentRange = header(
+  "The bytes sent and the file's size: `bytes <first>-<last>/<size>`.",
+  "bytes 0-1023/1048576",
+);
 
-function fileHeaders(file: { name: string; contentType: string }, object: R2Object) {
-  const headers = new Headers();
-  object.writeHttpMetadata(headers);
-  headers.set("Content-Type", file.contentType);
-  headers.set("ETag", object.httpEtag);
-  headers.set("Accept-Ranges", "bytes");
-  headers.set("Content-Disposition", `inline; filename="${file.name.replace(/["\\]/g, "_")}"`);
-  headers.set("Cache-Control", "private, max-age=3600");
-  return headers;
+function responses(head: boolean) {
+  const content = head ? {} : { content: fileContent };
+  return {
+    200: { description: "The whole file.", headers: fileHeaders, ...content },
+    206: {
+      description: "The requested byte range.",
+      headers: { ...fileHeaders, ...responseHeaders("Content-Range") },
+      ...content,
+    },
+    304: {
+      description: "Not modified: If-None-Match matched the ETag.",
+      headers: { ETag: fileHeaders.ETag },
+    },
+    ...errorResponses(400, 403, 404, 405, 416, 500),
+  };
 }
 
+const route = (method: "get" | "head") =>
+  createRoute({
+    method,
+    path: "/files/{file_id}/{name}",
+    operationId: method === "get" ? "downloadFile" : "headFile",
+    tags: ["Files"],
+    summary: method === "get" ? "Download an output file" : "An output file's headers",
+    description:
+      method === "get"
+        ? description
+        : "The headers GET would answer (size, type, ETag, ranges), without the body.",
+    security: [],
+    request: { params, query, headers: requestHeaders },
+    responses: responses(method === "head"),
+  });
+
 export function registerFileRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(get, async (c) => {
+  // Hono answers HEAD through the GET handler (without the body); the document lists it as its own operation.
+  app.openAPIRegistry.registerPath(route("head"));
+  app.openapi(route("get"), async (c) => {
     const { file_id, name } = c.req.valid("param");
     const { expires, signature } = c.req.valid("query");
     const file = await authorizeFileUrl(
@@ -69,24 +110,6 @@ export function registerFileRoutes(app: OpenAPIHono<AppEnv>) {
       { fileId: file_id, name, expires: Number(expires), signature },
       Date.now(),
     );
-    const range = c.req.header("range");
-    const object = await c.env.FILES.get(file.r2Key, { range: c.req.raw.headers, onlyIf: c.req.raw.headers });
-    if (!object) throw new ApiError("RESOURCE_NOT_FOUND", "The file no longer exists.");
-    const headers = fileHeaders(file, object);
-    if (!("body" in object)) return new Response(null, { status: 304, headers });
-    if (range && object.range) {
-      const r = object.range as { offset?: number; length?: number; suffix?: number };
-      const offset = r.suffix !== undefined ? object.size - r.suffix : (r.offset ?? 0);
-      const length = r.suffix !== undefined ? r.suffix : (r.length ?? object.size - offset);
-      if (offset >= object.size || length <= 0) {
-        headers.set("Content-Range", `bytes */${object.size}`);
-        return new Response(null, { status: 416, headers });
-      }
-      headers.set("Content-Range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
-      headers.set("Content-Length", String(length));
-      return new Response(object.body, { status: 206, headers });
-    }
-    headers.set("Content-Length", String(object.size));
-    return new Response(object.body, { status: 200, headers });
+    return serveFile(c.env.FILES, file, c.req.raw) as never;
   });
 }

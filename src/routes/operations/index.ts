@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { errorResponses, headers as responseHeaders } from "../../errors/openapi";
+import { errorResponses, headers as responseHeaders, withHeaders } from "../../errors/openapi";
 import { errorTypeBase } from "../../errors/problem";
 import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
@@ -41,6 +41,7 @@ function routeFor(operation: Operation) {
         example: { source_url: "https://example.com/input", params: operation.example },
       },
     );
+  const errors = errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504);
   return createRoute({
     method: "post",
     path: `/v1/${domain}/${name}`,
@@ -55,7 +56,10 @@ function routeFor(operation: Operation) {
         headers: responseHeaders("Idempotent-Replayed", "Server-Timing"),
         content: { "application/json": { schema: operation.result } },
       },
-      ...errorResponses(400, 401, 402, 403, 409, 413, 415, 422, 429, 500, 502, 503, 504),
+      ...errors,
+      // Failures that ran and would fail the same way again are stored and replayed like a success.
+      413: withHeaders(errors[413], "Idempotent-Replayed"),
+      415: withHeaders(errors[415], "Idempotent-Replayed"),
     },
   });
 }

@@ -17,11 +17,11 @@ const route = createRoute({
   tags: ["Tasks"],
   summary: "Cancel a task",
   description:
-    "queued or processing → canceled: the work is aborted and the reserved credits refunded. Already canceled → 200 unchanged. Succeeded or failed → 409. No request body.",
+    "queued or processing → canceled: the work is aborted and the reserved credits refunded. Already canceled → 200 unchanged. Succeeded or failed → 409. No request body is needed; one that is sent must be JSON (415 otherwise), at most 1 MiB (413) and well-formed (400), and is ignored.",
   request: { params: TaskIdParamSchema },
   responses: {
     200: { description: "The canceled task.", content: { "application/json": { schema: TaskSchema } } },
-    ...errorResponses(401, 403, 404, 409, 429, 500),
+    ...errorResponses(400, 401, 403, 404, 405, 409, 413, 415, 429, 500),
   },
 });
 

@@ -98,7 +98,7 @@ const route = createRoute({
       headers: headers("Idempotent-Replayed"),
       content: { "application/json": { schema: TaskSchema } },
     },
-    ...errorResponses(400, 401, 402, 403, 409, 413, 415, 429, 500),
+    ...errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 429, 500),
   },
 });
 

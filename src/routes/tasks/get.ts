@@ -19,7 +19,7 @@ const route = createRoute({
   request: { params: TaskIdParamSchema },
   responses: {
     200: { description: "The task.", content: { "application/json": { schema: TaskSchema } } },
-    ...errorResponses(401, 403, 404, 429, 500),
+    ...errorResponses(401, 403, 404, 405, 429, 500),
   },
 });
 

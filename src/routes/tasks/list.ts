@@ -16,7 +16,7 @@ const route = createRoute({
   request: { query: ListTasksQuerySchema },
   responses: {
     200: { description: "A page of tasks.", content: { "application/json": { schema: TaskListSchema } } },
-    ...errorResponses(400, 401, 403, 429, 500),
+    ...errorResponses(400, 401, 403, 405, 429, 500),
   },
 });
 

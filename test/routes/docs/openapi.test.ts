@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { OPERATIONS } from "../../../src/operations";
-import { admin, call } from "../../helpers/api";
+import { admin, call, newAccount, problem } from "../../helpers/api";
 
 type Json = Record<string, unknown>;
 type Response = { description: string; headers?: Record<string, { $ref?: string }>; content?: Json };
@@ -93,19 +93,15 @@ describe("OpenAPI documents", () => {
     const doc = await publicDoc();
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "http", scheme: "bearer" });
     expect(Object.keys(doc.paths).every((p) => !p.startsWith("/admin"))).toBe(true);
-    expect(Object.keys(doc.paths["/v1/tasks"]!.get!.responses).sort()).toEqual([
-      "200",
-      "400",
-      "401",
-      "403",
-      "429",
-      "500",
-    ]);
-    expect(Object.keys(doc.paths["/v1/tasks"]!.post!.responses).sort()).toEqual(
-      ["200", "201", "400", "401", "402", "403", "409", "413", "415", "429", "500"].sort(),
+    const statuses = (path: string, method: string) =>
+      Object.keys(doc.paths[path]![method]!.responses).sort();
+    expect(statuses("/v1/tasks", "get")).toEqual(["200", "400", "401", "403", "405", "429", "500"]);
+    expect(statuses("/v1/tasks", "post")).toEqual(
+      ["200", "201", "400", "401", "402", "403", "405", "409", "413", "415", "429", "500"].sort(),
     );
-    expect(Object.keys(doc.paths["/v1/tasks/{id}/cancel"]!.post!.responses)).toEqual(
-      expect.arrayContaining(["200", "401", "403", "404", "409", "429", "500"]),
+    expect(statuses("/v1/tasks/{id}", "get")).toEqual(["200", "401", "403", "404", "405", "429", "500"]);
+    expect(statuses("/v1/tasks/{id}/cancel", "post")).toEqual(
+      ["200", "400", "401", "403", "404", "405", "409", "413", "415", "429", "500"].sort(),
     );
     for (const op of OPERATIONS) {
       const path = `/v1/${op.type.replace(".", "/")}`;
@@ -116,6 +112,7 @@ describe("OpenAPI documents", () => {
           "401",
           "402",
           "403",
+          "405",
           "409",
           "413",
           "415",
@@ -129,6 +126,36 @@ describe("OpenAPI documents", () => {
       );
     }
     expect(doc.paths["/files/{file_id}/{name}"]!.get!.security).toEqual([]);
+  });
+
+  it("/files: GET and HEAD, the real content types, 206, 304 and 416", async () => {
+    const doc = await publicDoc();
+    const item = doc.paths["/files/{file_id}/{name}"]!;
+    for (const method of ["get", "head"]) {
+      expect(item[method]!.security).toEqual([]);
+      expect(Object.keys(item[method]!.responses).sort()).toEqual(
+        ["200", "206", "304", "400", "403", "404", "405", "416", "500"].sort(),
+      );
+      expect(Object.keys(item[method]!.responses["206"]!.headers!)).toContain("Content-Range");
+      expect(Object.keys(item[method]!.responses["416"]!.headers!)).toContain("Content-Range");
+    }
+    const types = Object.keys(item.get!.responses["200"]!.content!);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "video/mp4",
+        "audio/mpeg",
+        "application/json",
+      ]),
+    );
+    expect(types).not.toContain("application/octet-stream");
+    expect(Object.keys(item.get!.responses["206"]!.content!)).toEqual(types);
+    expect(item.head!.responses["200"]!.content).toBeUndefined();
+    expect(item.get!.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(
+      expect.arrayContaining(["header range", "header if-range", "header if-none-match"]),
+    );
   });
 
   it("every operation has a unique camelCase operationId, stable across releases", async () => {
@@ -187,6 +214,97 @@ describe("OpenAPI documents", () => {
     }
   });
 
+  it("POST /v1/tasks: a oneOf over every task type, discriminated by type, each with its own params", async () => {
+    const doc = await publicDoc();
+    const body = deref(doc, doc.paths["/v1/tasks"]!.post!.requestBody!.content["application/json"]!.schema);
+    const discriminator = body.discriminator as { propertyName: string; mapping: Record<string, string> };
+    expect(discriminator.propertyName).toBe("type");
+    expect(Object.keys(discriminator.mapping).sort()).toEqual(OPERATIONS.map((op) => op.type).sort());
+    const variants = (body.oneOf as Json[]).map((ref) => ref.$ref);
+    expect(variants.sort()).toEqual(Object.values(discriminator.mapping).sort());
+    for (const op of OPERATIONS) {
+      const variant = deref(doc, { $ref: discriminator.mapping[op.type] });
+      const properties = variant.properties as Record<string, Json>;
+      expect(properties.type).toMatchObject({ enum: [op.type] });
+      expect(variant.required).toEqual(expect.arrayContaining(["type", "source_url"]));
+      expect(variant.additionalProperties).toBe(false);
+      const params = deref(doc, properties.params!);
+      expect(params.type).toBe("object");
+      expect(params.additionalProperties).toBe(false);
+    }
+  });
+
+  it("the documented task variants accept and refuse what POST /v1/tasks does", async () => {
+    const doc = await publicDoc();
+    const { key } = await newAccount({ credits: 0 });
+    const body = deref(doc, doc.paths["/v1/tasks"]!.post!.requestBody!.content["application/json"]!.schema);
+    const mapping = (body.discriminator as { mapping: Record<string, string> }).mapping;
+    const create = (json: unknown) => call("/v1/tasks", { method: "POST", key, json });
+    for (const op of OPERATIONS) {
+      const variant = deref(doc, { $ref: mapping[op.type] });
+      const source_url = "https://example.com/in.mp4";
+      // Valid for the document → past validation, stopped by the empty balance (402): nothing is created.
+      expect((await create({ type: op.type, source_url, params: op.example })).status, op.type).toBe(402);
+      const paramsRequired = (variant.required as string[]).includes("params");
+      const bare = await create({ type: op.type, source_url });
+      expect(bare.status, `${op.type} without params`).toBe(paramsRequired ? 400 : 402);
+      if (paramsRequired) expect((await problem(bare)).errors?.[0]?.field).toMatch(/^params\./);
+      const unknown = await create({
+        type: op.type,
+        source_url,
+        params: { ...(op.example as object), nope: 1 },
+      });
+      expect(unknown.status).toBe(400);
+      expect((await problem(unknown)).errors?.map((e) => e.field)).toContain("params.nope");
+    }
+  });
+
+  it("webhooks: completed, failed and canceled deliveries with their signed headers and the Task body", async () => {
+    const doc = await publicDoc();
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(["taskCanceled", "taskCompleted", "taskFailed"]);
+    for (const [name, item] of Object.entries(doc.webhooks!)) {
+      const delivery = item.post!;
+      expect(delivery.operationId).toBe(name);
+      const headersIn = Object.fromEntries(
+        delivery.parameters!.filter((p) => p.in === "header").map((p) => [p.name, p]),
+      );
+      expect(Object.keys(headersIn).sort()).toEqual(
+        ["X-Webhook-Event", "webhook-id", "webhook-signature", "webhook-timestamp"].sort(),
+      );
+      expect(delivery.requestBody!.content["application/json"]!.schema).toEqual({
+        $ref: "#/components/schemas/Task",
+      });
+      const text = (delivery as unknown as { description: string }).description;
+      expect(text).toMatch(/whsec_/);
+      expect(text).toMatch(/HMAC-SHA256/);
+      expect(text).toMatch(/5 minutes/);
+      expect(text).toMatch(/standardwebhooks/);
+      // The signature example matches its own pattern.
+      const signature = headersIn["webhook-signature"]!;
+      expect(signature.schema.example).toMatch(new RegExp(signature.schema.pattern as string));
+    }
+  });
+
+  it("the worked signature example in the webhook description is right", async () => {
+    const doc = await publicDoc();
+    const text = (doc.webhooks!.taskCompleted!.post as unknown as { description: string }).description;
+    const [, secret, id, timestamp, body, signature] =
+      /secret `(whsec_[^`]+)`, webhook-id `([^`]+)`,\s+webhook-timestamp `(\d+)` and body `([^`]+)` give\s+`v1,([^`]+)`/.exec(
+        text,
+      )!;
+    const key = await crypto.subtle.importKey(
+      "raw",
+      Uint8Array.from(atob(secret!.slice("whsec_".length)), (c) => c.charCodeAt(0)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const mac = new Uint8Array(
+      await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`)),
+    );
+    expect(btoa(String.fromCharCode(...mac))).toBe(signature);
+  });
+
   it("carries no admin schema, path or security scheme; the admin document keeps them", async () => {
     const doc = await publicDoc();
     expect(Object.keys(doc.components.schemas).filter((name) => /^Admin/.test(name))).toEqual([]);
@@ -239,6 +357,10 @@ describe("OpenAPI documents", () => {
     const doc = await publicDoc();
     const limit = doc.paths["/v1/tasks"]!.get!.parameters!.find((p) => p.name === "limit")!;
     expect(Number.isInteger(limit.schema.example)).toBe(true);
+    const signature = doc.paths["/files/{file_id}/{name}"]!.get!.parameters!.find(
+      (p) => p.name === "signature",
+    )!;
+    expect(signature.schema.example).toMatch(new RegExp(signature.schema.pattern as string));
     const text = JSON.stringify(doc);
     expect(text).not.toMatch(/decisions\.md|interface\.md|§/);
     // Examples against their schemas: redocly's no-invalid-schema-examples and no-invalid-media-type-examples
