@@ -31,9 +31,8 @@ function routeFor(operation: Operation) {
         description: "Public http(s) URL of the source media.",
         example: "https://example.com/in.mp4",
       }),
-      params: operation.params
-        .prefault({})
-        .openapi({ description: "The operation's parameters; the same as its task type's params." }),
+      // Absent params are validated as {} (a preprocess, so the document shows the params component itself).
+      params: z.preprocess((value) => (value === undefined ? {} : value), operation.params),
     })
     .openapi(
       `${operation.type.replace(/[.-](\w)/g, (_m, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase())}Request`,

@@ -65,7 +65,7 @@ const CreateTaskDocumented = z
           params: operation.params.safeParse({}).success ? operation.params.optional() : operation.params,
         })
         .openapi(`Create${name}Task`, {
-          description: `A ${operation.type} task (${operation.cost} credit${operation.cost === 1 ? "" : "s"}); params as POST /v1/${operation.type.replace(".", "/")} takes them.`,
+          description: `A task of type ${operation.type} (${operation.cost} credit${operation.cost === 1 ? "" : "s"}); params as POST /v1/${operation.type.replace(".", "/")} takes them.`,
         });
     }) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
