@@ -9,7 +9,7 @@ import {
 } from "../../dashboard/pages/tasks";
 import { query } from "../../dashboard/paths";
 import { taskDeliveries } from "../../dashboard/queries";
-import { Pager } from "../../dashboard/views/components";
+import { Notice, Pager, PostForm } from "../../dashboard/views/components";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
@@ -69,7 +69,18 @@ export function registerTaskPages(app: Hono<ConsoleEnv>) {
           <TaskFacts row={row} view={view} />
           <Outputs view={view} />
         </div>
+        {c.req.query("done") === "resent" ? (
+          <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
+        ) : null}
         <Deliveries deliveries={deliveries} />
+        {deliveries.length > 0 ? (
+          <PostForm action={consolePaths.resend}>
+            <input type="hidden" name="task_id" value={row.id} />
+            <button type="submit" class="secondary">
+              Resend the last event
+            </button>
+          </PostForm>
+        ) : null}
       </>,
     );
   });

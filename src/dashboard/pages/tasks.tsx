@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AccountRow, TaskRow, TaskStatus } from "../../db/schema";
+import type { TaskRow, TaskStatus } from "../../db/schema";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
