@@ -7,6 +7,7 @@ import { authOverhead } from "./auth-overhead.ts";
 import { trickleServer } from "./lib/media.ts";
 import { startService } from "./lib/service.ts";
 import { operationBenchmarks } from "./operations.ts";
+import { signinHash } from "./signin-hash.ts";
 import { taskBenchmarks } from "./tasks.ts";
 
 const service = await startService();
@@ -25,6 +26,7 @@ try {
   const ended = await createTask("http://127.0.0.1:9/none.mp4");
   const running = await createTask(trickle.url);
   await authOverhead(service, { ended, running });
+  await signinHash(service);
   const still = await fetch(`${service.base}/v1/tasks/${running}`, {
     headers: { Authorization: `Bearer ${service.apiKey}` },
   });

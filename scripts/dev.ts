@@ -82,6 +82,8 @@ const worker = startGroup(
     `ENGINE_URL:${engineUrl}`,
     "--var",
     "ALLOW_PRIVATE_SOURCES:true",
+    "--var",
+    "SIGNUP_CREDITS:100",
     "--show-interactive-dev-session=false",
   ],
   { env: { ...quietEnv }, onLine: (line) => workerLines.push(line) },

@@ -8,6 +8,7 @@ import { notFoundHandler } from "./http/not-found";
 import { requestContext } from "./http/request-context";
 import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
+import { registerConsole } from "./routes/console";
 import { registerDashboard } from "./routes/dashboard";
 import { registerDocs } from "./routes/docs";
 import { registerFileRoutes } from "./routes/files/get";
@@ -45,6 +46,7 @@ export function createApp() {
   registerFileRoutes(app);
   registerDocs(app);
   registerDashboard(app);
+  registerConsole(app);
   return app;
 }
 

@@ -1,4 +1,5 @@
 import { desc, eq, lt } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { ulid } from "ulid";
 import { balanceChangeStatements } from "../credits/ledger";
 import type { Db } from "../db/client";
@@ -8,9 +9,15 @@ import { newSecretRow } from "../webhooks/secrets";
 
 /**
  * Creates an account with its webhook secret and a default API key (interface.md: "A default key is created
- * at sign-up"), and grants the opening credits through the ledger — all in one batch.
+ * at sign-up"), and grants the opening credits through the ledger — all in one batch, with any statements
+ * `also` adds for the new account (console sign-up: its owner), so either all of it exists or none.
  */
-export async function createAccount(db: Db, input: { name: string; credits: number }, now: number) {
+export async function createAccount(
+  db: Db,
+  input: { name: string; credits: number },
+  now: number,
+  also: (accountId: string) => BatchItem<"sqlite">[] = () => [],
+) {
   const account: AccountRow = { id: ulid(now), name: input.name, credits: 0, createdAt: now };
   const secret = newSecretRow(account.id, now);
   const { row: keyRow, key } = await buildKey(account.id, { name: "default" }, now);
@@ -29,6 +36,7 @@ export async function createAccount(db: Db, input: { name: string; credits: numb
     db.insert(webhookSecrets).values(secret),
     db.insert(apiKeys).values(keyRow),
     ...grant,
+    ...also(account.id),
   ]);
   return { account: { ...account, credits: input.credits }, webhookSecret: secret.secret, key, keyRow };
 }

@@ -32,6 +32,7 @@ const ConfigSchema = z.object({
   ENGINE_SECRET: optionalString,
   ENGINE_URL: optionalString,
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
+  SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   // One wait per webhook attempt, at most 12 h (the Queues delay limit); decisions.md §12.
   WEBHOOK_RETRY_DELAYS_SECONDS: secondsList("0,10,60,600,3600").pipe(
     z.array(z.number().int().min(0).max(43_200)).length(5),
@@ -56,6 +57,8 @@ export type Config = {
    * [n] after the n-th failure. Default 0,10,60,600,3600: at once, +10 s, +1 min, +10 min, +1 h.
    */
   webhookRetryDelaysSeconds: readonly number[];
+  /** Credits granted to an account created by console sign-up. */
+  signupCredits: number;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -76,6 +79,7 @@ export function getConfig(env: Env): Config {
     engineUrl: raw.ENGINE_URL,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     webhookRetryDelaysSeconds: raw.WEBHOOK_RETRY_DELAYS_SECONDS,
+    signupCredits: raw.SIGNUP_CREDITS,
   };
   cache.set(env, config);
   return config;

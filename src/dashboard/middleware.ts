@@ -55,7 +55,7 @@ export async function readSession(c: Context<DashboardEnv>, name: string, kind: 
  * Security headers of every dashboard response: nothing cached, nothing framed, and a Content-Security-Policy
  * that allows only this response's own inline style and script (by nonce) — no other origin, no plugins.
  */
-export const securityHeaders = createMiddleware<DashboardEnv>(async (c, next) => {
+export const securityHeaders = createMiddleware<{ Variables: { nonce: string } }>(async (c, next) => {
   const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
   c.set("nonce", nonce);
   await next();
@@ -127,12 +127,20 @@ const limitBody = bodyLimit({
   },
 });
 
+/** The context of any pages whose forms `verifyFormWith` checks (the dashboard's, the console's). */
+export type FormEnv = {
+  Bindings: Env;
+  Variables: AppEnv["Variables"] & { form: Record<string, string | string[]> };
+};
+
 /**
- * Every POST is a form post from this origin carrying the CSRF token of the session it is made with
- * (`c.var.session`: the signed-in session, or the sign-in form's own pre-session). Checked before any work.
+ * Every POST is a form post from this origin whose CSRF token `tokenMatches` accepts. Checked before any work;
+ * the parsed form is then `c.var.form`.
  */
-export function verifyForm(session: (c: Context<DashboardEnv>) => Promise<Session | null>) {
-  return createMiddleware<DashboardEnv>(async (c, outerNext) =>
+export function verifyFormWith<E extends FormEnv>(
+  tokenMatches: (c: Context<E>, presented: unknown) => Promise<boolean>,
+) {
+  return createMiddleware<E>(async (c, outerNext) =>
     limitBody(c, async () => {
       if (!fromThisOrigin(c)) throw formError("The form was sent from another site; it was refused.");
       const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
@@ -145,14 +153,24 @@ export function verifyForm(session: (c: Context<DashboardEnv>) => Promise<Sessio
         const values = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === "string");
         form[name] = values.length === 1 ? values[0]! : values;
       }
-      const owner = await session(c);
-      if (!owner || !(await csrfTokenMatches(adminToken(c), owner, form[CSRF_FIELD]))) {
+      if (!(await tokenMatches(c, form[CSRF_FIELD]))) {
         throw formError(
           "The form's security token is missing or out of date. Reload the page and try again.",
         );
       }
-      c.set("form", form);
+      (c as unknown as Context<FormEnv>).set("form", form);
       await outerNext();
     }),
   );
+}
+
+/**
+ * The dashboard's forms carry the CSRF token of the session they are made with (`c.var.session`: the
+ * signed-in session, or the sign-in form's own pre-session).
+ */
+export function verifyForm(session: (c: Context<DashboardEnv>) => Promise<Session | null>) {
+  return verifyFormWith<DashboardEnv>(async (c, presented) => {
+    const owner = await session(c);
+    return owner !== null && (await csrfTokenMatches(adminToken(c), owner, presented));
+  });
 }

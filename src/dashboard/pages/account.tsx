@@ -1,9 +1,10 @@
 import type { Context, Hono } from "hono";
 import { applyBalanceChange, listLedger } from "../../credits/ledger";
-import type { AccountRow, LedgerRow } from "../../db/schema";
+import type { AccountRow, LedgerRow, UserRow } from "../../db/schema";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { GrantBody } from "../../routes/admin/schema";
+import { listAccountUsers } from "../../users/service";
 import type { DashboardEnv } from "../context";
 import { optionalInt, text, validate } from "../forms";
 import { doneMessage, loadAccount } from "../load";
@@ -55,7 +56,13 @@ function GrantForm(props: { account: AccountRow; values?: GrantValues; errors?: 
   );
 }
 
-function Ledger(props: { accountId: string; rows: LedgerRow[]; next?: string; paged: boolean }) {
+/** The ledger, newest first; `first` is the first page's path (shown when on a later page). */
+export function Ledger(props: {
+  rows: LedgerRow[];
+  taskHref: (taskId: string) => string;
+  first?: string;
+  next?: string;
+}) {
   return (
     <section class="panel">
       <h2>Ledger</h2>
@@ -79,7 +86,7 @@ function Ledger(props: { accountId: string; rows: LedgerRow[]; next?: string; pa
             formatNumber(row.balanceAfter),
             row.reason ?? <span class="muted">—</span>,
             row.taskId ? (
-              <a href={paths.task(props.accountId, row.taskId)}>
+              <a href={props.taskHref(row.taskId)}>
                 <code>{row.taskId}</code>
               </a>
             ) : (
@@ -89,7 +96,29 @@ function Ledger(props: { accountId: string; rows: LedgerRow[]; next?: string; pa
           ],
         }))}
       />
-      <Pager first={props.paged ? paths.account(props.accountId) : undefined} next={props.next} />
+      <Pager first={props.first} next={props.next} />
+    </section>
+  );
+}
+
+/** Who signs in to the customer console for this account (never their password hashes). */
+function Users(props: { users: UserRow[] }) {
+  return (
+    <section class="panel">
+      <h2>Users</h2>
+      <Table
+        empty="No one signs in to the console for this account (created through the admin API)."
+        columns={[{ label: "Email" }, { label: "Role" }, { label: "Email verified" }, { label: "Created" }]}
+        rows={props.users.map((user) => ({
+          id: user.id,
+          cells: [
+            user.email,
+            user.role,
+            <Time ms={user.emailVerifiedAt} empty="not verified" />,
+            <Time ms={user.createdAt} />,
+          ],
+        }))}
+      />
     </section>
   );
 }
@@ -100,11 +129,10 @@ async function accountPage(
   grant?: { values: GrantValues; errors: FieldErrors },
 ) {
   const cursor = c.req.query("cursor");
-  const { rows, hasNext } = await listLedger(
-    c.get("db"),
-    account.id,
-    pagePosition({ cursor, limit: DEFAULT_PAGE_SIZE }),
-  );
+  const [{ rows, hasNext }, users] = await Promise.all([
+    listLedger(c.get("db"), account.id, pagePosition({ cursor, limit: DEFAULT_PAGE_SIZE })),
+    listAccountUsers(c.get("db"), account.id),
+  ]);
   const next = hasNext
     ? `${paths.account(account.id)}${query({ cursor: encodeCursor(rows.at(-1)!.id) })}`
     : undefined;
@@ -125,7 +153,13 @@ async function accountPage(
         </section>
         <GrantForm account={account} values={grant?.values} errors={grant?.errors} />
       </div>
-      <Ledger accountId={account.id} rows={rows} next={next} paged={Boolean(cursor)} />
+      <Users users={users} />
+      <Ledger
+        rows={rows}
+        taskHref={(taskId) => paths.task(account.id, taskId)}
+        first={cursor ? paths.account(account.id) : undefined}
+        next={next}
+      />
     </>,
     grant ? 400 : 200,
   );

@@ -24,7 +24,7 @@ import {
 } from "../views/components";
 import { formatNumber } from "../views/format";
 
-type KeyValues = { name: string; scopes: string[]; expires: string; rateLimit: string };
+export type KeyValues = { name: string; scopes: string[]; expires: string; rateLimit: string };
 
 function keyStatus(row: ApiKeyRow, now: number) {
   if (row.revokedAt !== null) return "revoked";
@@ -50,9 +50,11 @@ export function NewKey(props: { keyRow: ApiKeyRow; fullKey: string }) {
   );
 }
 
-function CreateKeyForm(props: {
-  account: AccountRow;
+/** The create form; `maxRateLimit` is the highest per-minute limit this form may set. */
+export function CreateKeyForm(props: {
+  action: string;
   defaultRateLimit: number;
+  maxRateLimit: number;
   values?: KeyValues;
   errors?: FieldErrors;
 }) {
@@ -62,7 +64,7 @@ function CreateKeyForm(props: {
     <section class="panel">
       <h2>Create a key</h2>
       <ErrorSummary errors={props.errors} />
-      <PostForm action={paths.keys(props.account.id)} class="stack">
+      <PostForm action={props.action} class="stack">
         <div class="fields">
           <Field
             label="Name"
@@ -82,7 +84,7 @@ function CreateKeyForm(props: {
           <Field
             label="Rate limit (per minute)"
             name="rate_limit_per_minute"
-            hint={`1 to 100,000; empty: the default (${formatNumber(props.defaultRateLimit)}).`}
+            hint={`1 to ${formatNumber(props.maxRateLimit)}; empty: the default (${formatNumber(props.defaultRateLimit)}).`}
             value={props.values?.rateLimit}
             errors={props.errors}
             inputmode="numeric"
@@ -107,7 +109,12 @@ function CreateKeyForm(props: {
   );
 }
 
-function KeyList(props: { account: AccountRow; rows: ApiKeyRow[]; defaultRateLimit: number; now: number }) {
+export function KeyList(props: {
+  rows: ApiKeyRow[];
+  revokeHref: (keyId: string) => string;
+  defaultRateLimit: number;
+  now: number;
+}) {
   return (
     <section class="panel">
       <h2>Keys</h2>
@@ -147,12 +154,45 @@ function KeyList(props: { account: AccountRow; rows: ApiKeyRow[]; defaultRateLim
                 </span>
               ) : null}
             </>,
-            row.revokedAt === null ? <a href={paths.revokeKey(props.account.id, row.id)}>Revoke…</a> : null,
+            row.revokedAt === null ? <a href={props.revokeHref(row.id)}>Revoke…</a> : null,
           ],
         }))}
       />
     </section>
   );
+}
+
+/** The admin API's own ceiling (CreateKeyBody). */
+const MAX_RATE_LIMIT = 100_000;
+
+/** The create form's values, validated with the admin API's schema and at most `maxRateLimit` per minute. */
+export function readKeyForm(form: Record<string, string | string[]>, maxRateLimit: number) {
+  const values: KeyValues = {
+    name: text(form, "name"),
+    scopes: list(form, "scopes"),
+    expires: text(form, "expires_in_days"),
+    rateLimit: text(form, "rate_limit_per_minute"),
+  };
+  const rateMessage = `A whole number from 1 to ${formatNumber(maxRateLimit)}, or empty for the default.`;
+  const input = validate(
+    CreateKeyBody.refine(
+      (body) => body.rate_limit_per_minute === undefined || body.rate_limit_per_minute <= maxRateLimit,
+      { path: ["rate_limit_per_minute"] },
+    ),
+    {
+      name: values.name.trim() === "" ? undefined : values.name,
+      scopes: values.scopes,
+      expires_in_days: optionalInt(form, "expires_in_days"),
+      rate_limit_per_minute: optionalInt(form, "rate_limit_per_minute"),
+    },
+    {
+      name: "At most 100 characters.",
+      scopes: "Choose at least one scope.",
+      expires_in_days: "A whole number of days from 1 to 365, or empty for no expiry.",
+      rate_limit_per_minute: rateMessage,
+    },
+  );
+  return { values, input };
 }
 
 async function keysPage(
@@ -175,10 +215,16 @@ async function keysPage(
       <AccountHeader account={account} tab="keys" />
       {done ? <Notice kind="ok">{done}</Notice> : null}
       {extra.created ? <NewKey keyRow={extra.created.row} fullKey={extra.created.key} /> : null}
-      <KeyList account={account} rows={rows} defaultRateLimit={defaultRateLimit} now={Date.now()} />
-      <CreateKeyForm
-        account={account}
+      <KeyList
+        rows={rows}
+        revokeHref={(keyId) => paths.revokeKey(account.id, keyId)}
         defaultRateLimit={defaultRateLimit}
+        now={Date.now()}
+      />
+      <CreateKeyForm
+        action={paths.keys(account.id)}
+        defaultRateLimit={defaultRateLimit}
+        maxRateLimit={MAX_RATE_LIMIT}
         values={extra.form?.values}
         errors={extra.form?.errors}
       />
@@ -195,8 +241,8 @@ async function loadKey(c: Context<DashboardEnv>, account: AccountRow) {
   return row;
 }
 
-function ConfirmRevoke(props: { account: AccountRow; row: ApiKeyRow }) {
-  const { account, row } = props;
+export function ConfirmRevoke(props: { row: ApiKeyRow; action: string; cancel: string }) {
+  const { row } = props;
   return (
     <section class="panel">
       <h2>
@@ -207,11 +253,11 @@ function ConfirmRevoke(props: { account: AccountRow; row: ApiKeyRow }) {
         Every request with this key is refused from the very next one, for good: a revoked key cannot be
         restored. Deploy a replacement first if something still uses it.
       </p>
-      <PostForm action={paths.revokeKey(account.id, row.id)} class="actions">
+      <PostForm action={props.action} class="actions">
         <button type="submit" class="danger">
           Revoke the key
         </button>
-        <a href={paths.keys(account.id)}>Cancel</a>
+        <a href={props.cancel}>Cancel</a>
       </PostForm>
     </section>
   );
@@ -222,28 +268,7 @@ export function registerKeys(app: Hono<DashboardEnv>) {
 
   app.post("/accounts/:accountId/keys", async (c) => {
     const account = await loadAccount(c);
-    const form = c.get("form");
-    const values: KeyValues = {
-      name: text(form, "name"),
-      scopes: list(form, "scopes"),
-      expires: text(form, "expires_in_days"),
-      rateLimit: text(form, "rate_limit_per_minute"),
-    };
-    const input = validate(
-      CreateKeyBody,
-      {
-        name: values.name.trim() === "" ? undefined : values.name,
-        scopes: values.scopes,
-        expires_in_days: optionalInt(form, "expires_in_days"),
-        rate_limit_per_minute: optionalInt(form, "rate_limit_per_minute"),
-      },
-      {
-        name: "At most 100 characters.",
-        scopes: "Choose at least one scope.",
-        expires_in_days: "A whole number of days from 1 to 365, or empty for no expiry.",
-        rate_limit_per_minute: "A whole number from 1 to 100,000, or empty for the default.",
-      },
-    );
+    const { values, input } = readKeyForm(c.get("form"), MAX_RATE_LIMIT);
     if (!input.ok) return keysPage(c, account, { form: { values, errors: input.errors } });
     const created = await createKey(
       c.get("db"),
@@ -269,7 +294,11 @@ export function registerKeys(app: Hono<DashboardEnv>) {
       `Revoke ${maskKey(row.id)}`,
       <>
         <AccountHeader account={account} tab="keys" />
-        <ConfirmRevoke account={account} row={row} />
+        <ConfirmRevoke
+          row={row}
+          action={paths.revokeKey(account.id, row.id)}
+          cancel={paths.keys(account.id)}
+        />
       </>,
     );
   });

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AccountRow, TaskRow, TaskStatus } from "../../db/schema";
+import type { TaskRow, TaskStatus } from "../../db/schema";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
@@ -17,8 +17,11 @@ import { formatNumber } from "../views/format";
 
 const STATUSES: TaskStatus[] = ["queued", "processing", "succeeded", "failed", "canceled"];
 
-function StatusFilter(props: { accountId: string; status?: TaskStatus }) {
-  const link = (status?: TaskStatus) => `${paths.tasks(props.accountId)}${query({ status })}`;
+export const TASK_STATUSES = STATUSES;
+
+/** Links to the task list filtered by each status; `list` is the unfiltered list's path. */
+export function StatusFilter(props: { list: string; status?: TaskStatus }) {
+  const link = (status?: TaskStatus) => `${props.list}${query({ status })}`;
   return (
     <nav class="pills" aria-label="Status">
       <a href={link()} aria-current={props.status ? undefined : "true"}>
@@ -33,7 +36,7 @@ function StatusFilter(props: { accountId: string; status?: TaskStatus }) {
   );
 }
 
-function TaskList(props: { account: AccountRow; rows: TaskRow[] }) {
+export function TaskList(props: { rows: TaskRow[]; href: (taskId: string) => string }) {
   return (
     <Table
       empty="No tasks match."
@@ -48,7 +51,7 @@ function TaskList(props: { account: AccountRow; rows: TaskRow[] }) {
       rows={props.rows.map((row) => ({
         id: row.id,
         cells: [
-          <a href={paths.task(props.account.id, row.id)}>
+          <a href={props.href(row.id)}>
             <code>{row.id}</code>
           </a>,
           row.type,
@@ -64,7 +67,7 @@ function TaskList(props: { account: AccountRow; rows: TaskRow[] }) {
 
 const seconds = (value: number | undefined) => (value === undefined ? "—" : `${value.toFixed(3)} s`);
 
-function TaskFacts(props: { row: TaskRow; view: TaskView }) {
+export function TaskFacts(props: { row: TaskRow; view: TaskView }) {
   const { row, view } = props;
   const events = row.webhookEvents
     ? (JSON.parse(row.webhookEvents) as string[]).join(", ")
@@ -135,7 +138,7 @@ function TaskFacts(props: { row: TaskRow; view: TaskView }) {
   );
 }
 
-function Outputs(props: { view: TaskView }) {
+export function Outputs(props: { view: TaskView }) {
   const { view } = props;
   return (
     <section class="panel">
@@ -172,7 +175,7 @@ function Outputs(props: { view: TaskView }) {
   );
 }
 
-function Deliveries(props: { deliveries: DeliveryWithAttempts[] }) {
+export function Deliveries(props: { deliveries: DeliveryWithAttempts[] }) {
   return (
     <section class="panel">
       <h2>Webhook deliveries</h2>
@@ -237,8 +240,8 @@ export function registerTasks(app: Hono<DashboardEnv>) {
       <>
         <AccountHeader account={account} tab="tasks" />
         <section class="panel">
-          <StatusFilter accountId={account.id} status={status} />
-          <TaskList account={account} rows={rows} />
+          <StatusFilter list={paths.tasks(account.id)} status={status} />
+          <TaskList rows={rows} href={(taskId) => paths.task(account.id, taskId)} />
           <Pager first={cursor ? `${paths.tasks(account.id)}${query({ status })}` : undefined} next={next} />
         </section>
       </>,

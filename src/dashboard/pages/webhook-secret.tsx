@@ -13,7 +13,7 @@ type ActiveSecret = { secret: string; activeUntil: number | null };
 /** Enough to tell secrets apart on screen without showing them. */
 const masked = (secret: string) => `whsec_${"•".repeat(12)}${secret.slice(-4)}`;
 
-function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now: number }) {
+export function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now: number }) {
   return (
     <div class="stack">
       {props.secrets.map((s, i) => (

@@ -1,0 +1,202 @@
+import type { Context, Hono } from "hono";
+import { maskKey } from "../../auth/token";
+import { text } from "../../dashboard/forms";
+import { Field, type FieldErrors, Notice, PostForm, SecretField } from "../../dashboard/views/components";
+import { formatNumber } from "../../dashboard/views/format";
+import { createSession } from "../../sessions/store";
+import { authenticationOptions, signInWithPasskey } from "../../users/passkeys";
+import { passwordProblem } from "../../users/password";
+import { normalizeEmail, signIn, signUp } from "../../users/service";
+import type { ConsoleEnv } from "../context";
+import { consolePaths, safeConsoleNext } from "../paths";
+import { renderConsole } from "../render";
+import { clientAddress, relyingParty } from "../rp";
+import {
+  currentSession,
+  preparePreSession,
+  setChallenge,
+  setSessionCookie,
+  takeChallenge,
+  verifyPreSessionForm,
+} from "../session";
+import { PasskeyForm } from "../views/passkey-form";
+
+type Ctx = Context<ConsoleEnv>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+async function signUpPage(c: Ctx, state: { email?: string; errors?: FieldErrors } = {}) {
+  await preparePreSession(c);
+  return renderConsole(
+    c,
+    { title: "Sign up", status: state.errors ? 400 : 200 },
+    <div class="login panel">
+      <h1>Sign up</h1>
+      <p class="muted">
+        An account with an API key to start with. Already have one? <a href={consolePaths.signIn}>Sign in</a>.
+      </p>
+      {state.errors?.form ? <Notice kind="error">{state.errors.form}</Notice> : null}
+      <PostForm action={consolePaths.signUp} class="stack">
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          value={state.email}
+          errors={state.errors}
+          required
+          autocomplete="email"
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          hint="At least 12 characters; not one of the most common passwords."
+          errors={state.errors}
+          required
+          autocomplete="new-password"
+        />
+        <button type="submit">Sign up</button>
+      </PostForm>
+    </div>,
+  );
+}
+
+async function signInPage(c: Ctx, state: { email?: string; error?: string; status?: 200 | 401 | 429 } = {}) {
+  await preparePreSession(c);
+  const options = await authenticationOptions(relyingParty(c));
+  setChallenge(c, options.challenge);
+  const next = c.req.query("next");
+  const action = next
+    ? `${consolePaths.signIn}?next=${encodeURIComponent(safeConsoleNext(next))}`
+    : consolePaths.signIn;
+  return renderConsole(
+    c,
+    { title: "Sign in", status: state.status ?? 200 },
+    <div class="login panel">
+      <h1>Sign in</h1>
+      {state.error ? <Notice kind="error">{state.error}</Notice> : null}
+      <PostForm action={action} class="stack">
+        <Field label="Email" name="email" type="email" value={state.email} required autocomplete="username" />
+        <Field label="Password" name="password" type="password" required autocomplete="current-password" />
+        <button type="submit">Sign in</button>
+      </PostForm>
+      <PasskeyForm action={consolePaths.signInPasskey} mode="authenticate" options={options}>
+        <button type="submit" class="secondary">
+          Sign in with a passkey
+        </button>
+      </PasskeyForm>
+      <p class="muted">
+        No account yet? <a href={consolePaths.signUp}>Sign up</a>.
+      </p>
+    </div>,
+  );
+}
+
+async function startSession(c: Ctx, userId: string) {
+  const { token } = await createSession(c.get("db"), userId, Date.now());
+  setSessionCookie(c, token);
+}
+
+const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
+
+export function registerAuthPages(app: Hono<ConsoleEnv>) {
+  app.get("/sign-up", async (c) =>
+    (await currentSession(c)) ? c.redirect(consolePaths.overview, 303) : signUpPage(c),
+  );
+
+  app.post("/sign-up", verifyPreSessionForm, async (c) => {
+    const form = c.get("form");
+    const email = normalizeEmail(text(form, "email"));
+    const password = text(form, "password");
+    const errors: FieldErrors = {};
+    if (!EMAIL.test(email) || email.length > 254) errors.email = "An email address, like name@example.com.";
+    const problem = passwordProblem(password, email);
+    if (problem) errors.password = problem;
+    if (Object.keys(errors).length > 0) return signUpPage(c, { email, errors });
+
+    const credits = c.get("config").signupCredits;
+    const result = await signUp(c.get("db"), { email, password, credits }, Date.now());
+    if (!result.ok) {
+      return signUpPage(c, {
+        email,
+        errors: { email: "This email already has an account. Sign in instead." },
+      });
+    }
+    await startSession(c, result.user.id);
+    c.set("user", result.user);
+    // Rendered in this response only, never redirected with: the full key exists nowhere else.
+    return renderConsole(
+      c,
+      { title: "Welcome", tab: "overview", status: 201 },
+      <section class="panel" id="new-key-panel">
+        <h1>Your account is ready</h1>
+        <p>
+          {credits > 0 ? `${formatNumber(credits)} credits to start with. ` : ""}This is your default API key:
+        </p>
+        <Notice kind="warn">
+          Copy the key now: this is the only time it is shown. Only a hash is stored, so a lost key cannot be
+          recovered — create another on the API keys page.
+        </Notice>
+        <SecretField id="new-key" label="Your API key" value={result.key} />
+        <p class="muted small">
+          Listed from now on as <code>{maskKey(result.key.slice(3, 29))}</code>. Send it as{" "}
+          <code>Authorization: Bearer p6_…</code>.
+        </p>
+        <p>
+          <a href={consolePaths.overview}>Continue to the overview</a>
+        </p>
+      </section>,
+    );
+  });
+
+  app.get("/sign-in", async (c) => {
+    if (await currentSession(c)) return c.redirect(safeConsoleNext(c.req.query("next")), 303);
+    return signInPage(c);
+  });
+
+  app.post("/sign-in", verifyPreSessionForm, async (c) => {
+    const form = c.get("form");
+    const email = text(form, "email").slice(0, 254);
+    const result = await signIn(
+      c.get("db"),
+      c.env,
+      { email, password: text(form, "password").slice(0, 1024), clientAddress: clientAddress(c) },
+      Date.now(),
+    );
+    if (!result.ok) {
+      if (result.reason === "throttled") {
+        c.header("Retry-After", String(result.retryAfterSeconds));
+        return signInPage(c, {
+          email,
+          status: 429,
+          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}.`,
+        });
+      }
+      return signInPage(c, { email, status: 401, error: "That email and password do not match an account." });
+    }
+    await startSession(c, result.user.id);
+    return c.redirect(safeConsoleNext(c.req.query("next")), 303);
+  });
+
+  app.post("/sign-in/passkey", verifyPreSessionForm, async (c) => {
+    const challenge = takeChallenge(c);
+    let response: unknown;
+    try {
+      response = JSON.parse(text(c.get("form"), "response"));
+    } catch {
+      response = null;
+    }
+    const user =
+      challenge && response && typeof response === "object"
+        ? await signInWithPasskey(
+            c.get("db"),
+            relyingParty(c),
+            { response: response as Parameters<typeof signInWithPasskey>[2]["response"], challenge },
+            Date.now(),
+          )
+        : null;
+    if (!user) return signInPage(c, { status: 401, error: "That passkey could not sign you in." });
+    await startSession(c, user.id);
+    return c.redirect(consolePaths.overview, 303);
+  });
+}

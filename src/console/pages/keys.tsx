@@ -1,0 +1,102 @@
+import type { Context, Hono } from "hono";
+import { maskKey } from "../../auth/token";
+import {
+  ConfirmRevoke,
+  CreateKeyForm,
+  KeyList,
+  type KeyValues,
+  NewKey,
+  readKeyForm,
+} from "../../dashboard/pages/keys";
+import type { FieldErrors } from "../../dashboard/views/components";
+import { Notice } from "../../dashboard/views/components";
+import type { ApiKeyRow } from "../../db/schema";
+import { createKey, listKeys, revokeKey } from "../../keys/service";
+import type { ConsoleEnv } from "../context";
+import { notFound } from "../errors";
+import { consolePaths } from "../paths";
+import { renderConsole } from "../render";
+
+type Ctx = Context<ConsoleEnv>;
+
+/** A customer's key may not go above the deployment's per-key default: the operator's ceiling. */
+const ceiling = (c: Ctx) => c.get("config").defaultRateLimitPerMinute;
+
+async function keysPage(
+  c: Ctx,
+  extra: {
+    created?: { row: ApiKeyRow; key: string };
+    form?: { values: KeyValues; errors: FieldErrors };
+  } = {},
+) {
+  const rows = await listKeys(c.get("db"), c.get("user").accountId);
+  const revoked = c.req.query("done") === "revoked";
+  return renderConsole(
+    c,
+    { title: "API keys", tab: "keys", status: extra.form ? 400 : extra.created ? 201 : 200 },
+    <>
+      <h1>API keys</h1>
+      {revoked ? <Notice kind="ok">Key revoked. Requests with it are refused from now on.</Notice> : null}
+      {extra.created ? <NewKey keyRow={extra.created.row} fullKey={extra.created.key} /> : null}
+      <KeyList
+        rows={rows}
+        revokeHref={consolePaths.revokeKey}
+        defaultRateLimit={ceiling(c)}
+        now={Date.now()}
+      />
+      <CreateKeyForm
+        action={consolePaths.keys}
+        defaultRateLimit={ceiling(c)}
+        maxRateLimit={ceiling(c)}
+        values={extra.form?.values}
+        errors={extra.form?.errors}
+      />
+    </>,
+  );
+}
+
+/** The signed-in account's key named by the URL; any other key, whoever owns it, is not found. */
+async function loadKey(c: Ctx) {
+  const keyId = c.req.param("keyId");
+  const row = (await listKeys(c.get("db"), c.get("user").accountId)).find((key) => key.id === keyId);
+  if (!row) throw notFound("This key");
+  return row;
+}
+
+export function registerKeyPages(app: Hono<ConsoleEnv>) {
+  app.get("/keys", (c) => keysPage(c));
+
+  app.post("/keys", async (c) => {
+    const { values, input } = readKeyForm(c.get("form"), ceiling(c));
+    if (!input.ok) return keysPage(c, { form: { values, errors: input.errors } });
+    // The admin API's own domain call, scoped to the signed-in account.
+    const created = await createKey(
+      c.get("db"),
+      c.get("user").accountId,
+      {
+        name: input.value.name,
+        scopes: input.value.scopes,
+        expiresInDays: input.value.expires_in_days,
+        rateLimitPerMinute: input.value.rate_limit_per_minute,
+      },
+      Date.now(),
+    );
+    return keysPage(c, { created });
+  });
+
+  app.get("/keys/:keyId/revoke", async (c) => {
+    const row = await loadKey(c);
+    if (row.revokedAt !== null) return c.redirect(consolePaths.keys, 303);
+    return renderConsole(
+      c,
+      { title: `Revoke ${maskKey(row.id)}`, tab: "keys" },
+      <ConfirmRevoke row={row} action={consolePaths.revokeKey(row.id)} cancel={consolePaths.keys} />,
+    );
+  });
+
+  app.post("/keys/:keyId/revoke", async (c) => {
+    const row = await loadKey(c);
+    await revokeKey(c.get("db"), c.env, row.id, Date.now());
+    return c.redirect(`${consolePaths.keys}?done=revoked`, 303);
+  });
+}

@@ -1,0 +1,100 @@
+import type { Context, Hono } from "hono";
+import { text } from "../../dashboard/forms";
+import { Secrets } from "../../dashboard/pages/webhook-secret";
+import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views/components";
+import { formatRemaining } from "../../dashboard/views/format";
+import { isUlid } from "../../util/ulid";
+import { resendLastEvent } from "../../webhooks/resend";
+import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
+import type { ConsoleEnv } from "../context";
+import { consolePaths } from "../paths";
+import { renderConsole } from "../render";
+
+async function webhooksPage(
+  c: Context<ConsoleEnv>,
+  revealed: boolean,
+  resend: { taskId: string; errors: FieldErrors } | undefined = undefined,
+) {
+  const now = Date.now();
+  const secrets = await activeSecrets(c.get("db"), c.get("user").accountId, now);
+  const rotated = c.req.query("done") === "rotated";
+  return renderConsole(
+    c,
+    { title: "Webhooks", tab: "webhooks", status: resend ? 404 : 200 },
+    <>
+      <h1>Webhook signing secret</h1>
+      {rotated ? (
+        <Notice kind="ok">
+          Secret rotated. The previous one keeps signing for {formatRemaining(ROTATION_OVERLAP_MS)} beside it.
+        </Notice>
+      ) : null}
+      <p class="muted">
+        Every delivery to your webhook URLs is signed with this secret (Standard Webhooks: the{" "}
+        <code>webhook-signature</code> header).
+      </p>
+      <div class="grid">
+        <section>
+          <Secrets secrets={secrets} revealed={revealed} now={now} />
+          {revealed ? null : (
+            <PostForm action={consolePaths.revealSecret}>
+              <button type="submit" class="secondary">
+                Reveal
+              </button>
+            </PostForm>
+          )}
+        </section>
+        <section class="panel">
+          <h2>Rotate</h2>
+          <p>
+            Issues a new signing secret. The current one keeps signing for{" "}
+            {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so your receivers can switch without missing a
+            delivery.
+          </p>
+          <PostForm action={consolePaths.rotateSecret}>
+            <button type="submit">Rotate</button>
+          </PostForm>
+        </section>
+        <section class="panel">
+          <h2>Resend</h2>
+          <p>
+            Sends a task's last event to its webhook again, as a new delivery signed with today's secrets.
+          </p>
+          <PostForm action={consolePaths.resend} class="stack">
+            <Field label="Task id" name="task_id" value={resend?.taskId} errors={resend?.errors} required />
+            <button type="submit" class="secondary">
+              Resend the last event
+            </button>
+          </PostForm>
+        </section>
+      </div>
+    </>,
+  );
+}
+
+export function registerWebhookPages(app: Hono<ConsoleEnv>) {
+  app.get("/webhooks", (c) => webhooksPage(c, false));
+  // A POST, so the secret is only ever sent on a deliberate, CSRF-checked request.
+  app.post("/webhooks/reveal", (c) => webhooksPage(c, true));
+  app.post("/webhooks/resend", async (c) => {
+    const taskId = text(c.get("form"), "task_id").trim();
+    const resent = isUlid(taskId)
+      ? await resendLastEvent(
+          c.get("db"),
+          c.env.WEBHOOK_QUEUE,
+          { accountId: c.get("user").accountId, taskId },
+          Date.now(),
+        )
+      : null;
+    if (!resent) {
+      return webhooksPage(c, false, {
+        taskId,
+        errors: { task_id: "None of your tasks with this id has sent a webhook event." },
+      });
+    }
+    return c.redirect(`${consolePaths.task(taskId)}?done=resent`, 303);
+  });
+  app.post("/webhooks/rotate", async (c) => {
+    await rotateWebhookSecret(c.get("db"), c.get("user").accountId, Date.now());
+    return c.redirect(`${consolePaths.webhooks}?done=rotated`, 303);
+  });
+}

@@ -1,0 +1,32 @@
+/** Every console URL, built in one place so views and handlers never disagree. */
+export const CONSOLE = "/console";
+
+export const consolePaths = {
+  overview: CONSOLE,
+  signUp: `${CONSOLE}/sign-up`,
+  signIn: `${CONSOLE}/sign-in`,
+  signInPasskey: `${CONSOLE}/sign-in/passkey`,
+  signOut: `${CONSOLE}/sign-out`,
+  signOutEverywhere: `${CONSOLE}/sign-out-everywhere`,
+  keys: `${CONSOLE}/keys`,
+  revokeKey: (keyId: string) => `${CONSOLE}/keys/${keyId}/revoke`,
+  webhooks: `${CONSOLE}/webhooks`,
+  revealSecret: `${CONSOLE}/webhooks/reveal`,
+  rotateSecret: `${CONSOLE}/webhooks/rotate`,
+  resend: `${CONSOLE}/webhooks/resend`,
+  tasks: `${CONSOLE}/tasks`,
+  task: (taskId: string) => `${CONSOLE}/tasks/${taskId}`,
+  credits: `${CONSOLE}/credits`,
+  security: `${CONSOLE}/security`,
+  password: `${CONSOLE}/security/password`,
+  passkeys: `${CONSOLE}/security/passkeys`,
+  removePasskey: (id: string) => `${CONSOLE}/security/passkeys/${id}/remove`,
+  webauthnScript: `${CONSOLE}/assets/webauthn.js`,
+};
+
+/** Where to go after signing in: only a console path of this origin, never an open redirect. */
+export function safeConsoleNext(next: string | undefined) {
+  if (!next || !/^\/console(\/[\w\-./?=&%]*)?$/.test(next) || next.includes("//"))
+    return consolePaths.overview;
+  return next;
+}

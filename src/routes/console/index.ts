@@ -1,0 +1,59 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import { registerAssets } from "../../console/assets";
+import type { ConsoleEnv } from "../../console/context";
+import { consoleError, notFound } from "../../console/errors";
+import { registerAuthPages } from "../../console/pages/auth";
+import { registerCreditPages } from "../../console/pages/credits";
+import { registerKeyPages } from "../../console/pages/keys";
+import { registerOverview } from "../../console/pages/overview";
+import { registerSecurityPages, registerSignOut } from "../../console/pages/security";
+import { registerTaskPages } from "../../console/pages/tasks";
+import { registerWebhookPages } from "../../console/pages/webhooks";
+import { CONSOLE, consolePaths } from "../../console/paths";
+import { requireUser, verifySessionForm } from "../../console/session";
+import { securityHeaders } from "../../dashboard/middleware";
+import type { AppEnv } from "../../http/context";
+
+const READS = new Set(["GET", "HEAD"]);
+/** Pages anyone may open; their forms carry the pre-session's CSRF token (checked by their own handlers). */
+const PUBLIC = new Set([
+  consolePaths.signIn,
+  consolePaths.signInPasskey,
+  consolePaths.signUp,
+  consolePaths.webauthnScript,
+]);
+
+/**
+ * The customer console under /console: server-rendered pages over the same domain functions as the admin API,
+ * scoped to the signed-in user's account. Order: security headers → sign-in, sign-up and the passkey script as
+ * they are → a live session for everything else → for every POST, a same-origin form with the session's CSRF
+ * token → the page.
+ */
+export function registerConsole(app: OpenAPIHono<AppEnv>) {
+  const console = new Hono<ConsoleEnv>();
+  console.onError(consoleError);
+  console.use("*", securityHeaders);
+  console.use("*", async (c, next) => {
+    if (PUBLIC.has(c.req.path)) return next();
+    return requireUser(c, async () => {
+      if (READS.has(c.req.method)) return next();
+      await verifySessionForm(c, next);
+    });
+  });
+
+  registerAssets(console);
+  registerAuthPages(console);
+  registerSignOut(console);
+  registerOverview(console);
+  registerKeyPages(console);
+  registerWebhookPages(console);
+  registerTaskPages(console);
+  registerCreditPages(console);
+  registerSecurityPages(console);
+  console.all("*", () => {
+    throw notFound("This page");
+  });
+
+  app.route(CONSOLE, console);
+}

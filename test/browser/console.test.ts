@@ -1,0 +1,340 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import sharp from "sharp";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningService, startService } from "./service.ts";
+
+/**
+ * The customer console in a real browser (Debian's Chromium, headless) against the service started like
+ * `npm run dev` (which grants 100 sign-up credits): a new customer's first hour, one step per test, then a
+ * second customer who must see nothing of the first. Screenshots in test-artifacts/screenshots/console-*.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+];
+const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
+const PHONE = { width: 390, height: 844 };
+const PASSWORD = "violet staircase under the sea";
+
+type Delivery = { headers: Record<string, string>; body: string; path: string };
+
+/** Serves the source image and records webhook deliveries, on loopback (the dev service allows it). */
+async function startHelperServer() {
+  const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: "#3a7bd5" } })
+    .png()
+    .toBuffer();
+  const deliveries: Delivery[] = [];
+  const server = createServer((request, response) => {
+    if (request.method === "GET" && request.url === "/photo.png") {
+      response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length });
+      return response.end(png);
+    }
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      deliveries.push({
+        headers: request.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString("utf8"),
+        path: request.url ?? "",
+      });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", () => {
+  let service: RunningService;
+  let helper: Awaited<ReturnType<typeof startHelperServer>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const pageErrors: string[] = [];
+  const cspViolations: string[] = [];
+
+  const email = `first.customer+${Date.now()}@example.com`;
+  let defaultKey = "";
+  let readOnlyKey = "";
+  let firstTaskId = "";
+  const secrets: string[] = [];
+
+  /** The browser's address: WebAuthn refuses an IP address as relying party id, so "localhost", not 127.0.0.1. */
+  let site = "";
+  const api = (p: string, key: string, init: RequestInit = {}) =>
+    fetch(`${service.base}${p}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...init.headers },
+    });
+  const pathname = (p = page) => new URL(p.url()).pathname;
+  const shot = async (name: string, p = page) => {
+    await p.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+  };
+  const watch = (p: Page) => {
+    p.on("pageerror", (error) => pageErrors.push(error.message));
+    p.on("console", (message) => {
+      if (message.type() === "error" && /Content.Security.Policy/i.test(message.text())) {
+        cspViolations.push(message.text());
+      }
+    });
+  };
+  const createTask = (key: string, hook: string) =>
+    api("/v1/tasks", key, {
+      method: "POST",
+      body: JSON.stringify({
+        type: "image.watermark",
+        source_url: `${helper.base}/photo.png`,
+        params: { text: "p6" },
+        webhook: `${helper.base}${hook}`,
+      }),
+    });
+  const signInWithPassword = async (p: Page, address: string) => {
+    await p.goto(`${site}/console/sign-in`);
+    await p.getByLabel("Email").fill(address);
+    await p.getByLabel("Password").fill(PASSWORD);
+    await p.getByRole("button", { name: "Sign in", exact: true }).click();
+    await p.waitForURL(`${site}/console`);
+  };
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    helper = await startHelperServer();
+    service = await startService(26_000 + Math.floor(Math.random() * 1000) * 2);
+    site = service.base.replace("127.0.0.1", "localhost");
+    profile = mkdtempSync(path.join(os.tmpdir(), "p6-console-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: ARGS,
+      headless: true,
+      viewport: { width: 1280, height: 800 },
+    });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: site });
+    page = context.pages()[0] ?? (await context.newPage());
+    watch(page);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  }, 300_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    service?.stop();
+    await new Promise((resolve) => (helper?.server as Server | undefined)?.close(resolve) ?? resolve(null));
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it("signs up: the default key is shown once with a copy button, and it works on /v1/tasks", async () => {
+    await page.goto(`${site}/console`);
+    expect(pathname()).toBe("/console/sign-in");
+    await page.getByRole("link", { name: "Sign up" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("password1234");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    expect(await page.locator("main").textContent()).toContain("most common");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForSelector("#new-key");
+    defaultKey = await page.inputValue("#new-key");
+    expect(defaultKey).toMatch(/^p6_[0-9A-Z]{26}:[0-9a-f]{64}$/);
+    await page.click('[data-copy="new-key"]');
+    await expect.poll(() => page.locator('[data-copy="new-key"]').textContent()).toBe("Copied");
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(defaultKey);
+    await shot("signed-up");
+
+    const cookie = (await context.cookies()).find((c) => c.name === "p6_console")!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/console" });
+    expect((await api("/v1/tasks", defaultKey)).status).toBe(200);
+
+    const secret = defaultKey.split(":")[1]!;
+    for (const p of ["/console", "/console/keys", "/console/security", "/console/credits"]) {
+      await page.goto(`${site}${p}`);
+      expect(await page.content(), p).not.toContain(secret);
+    }
+    await page.goto(`${site}/console`);
+    expect(await page.locator("[data-balance]").textContent()).toBe("100");
+  });
+
+  it("creates a read-only key (POST refused 403), then revokes it after a confirmation (401)", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name").fill("reader");
+    await page.getByLabel("write").uncheck();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForSelector("#new-key");
+    readOnlyKey = await page.inputValue("#new-key");
+    const keyId = readOnlyKey.slice(3, 29);
+    expect(await page.locator(`tr[data-id="${keyId}"]`).textContent()).toContain(
+      `p6_${keyId.slice(0, 8)}...`,
+    );
+    await shot("key-created");
+
+    expect((await api("/v1/tasks", readOnlyKey)).status).toBe(200);
+    const post = await createTask(readOnlyKey, "/never");
+    expect(post.status).toBe(403);
+
+    await page.locator(`tr[data-id="${keyId}"]`).getByRole("link", { name: "Revoke…" }).click();
+    await page.getByRole("button", { name: "Revoke" }).click();
+    await page.waitForURL("**/console/keys?done=revoked");
+    expect(await page.locator(`tr[data-id="${keyId}"]`).textContent()).toContain("revoked");
+    expect((await api("/v1/tasks", readOnlyKey)).status).toBe(401);
+  });
+
+  it("reveals and rotates the webhook secret; deliveries during the overlap carry both signatures", async () => {
+    const first = await createTask(defaultKey, "/before");
+    expect(first.status).toBe(201);
+    firstTaskId = ((await first.json()) as { id: string }).id;
+
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("button", { name: "Reveal" }).click();
+    secrets.push(await page.inputValue("#secret-0"));
+    expect(secrets[0]).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Rotate" }).click();
+    await page.waitForURL("**?done=rotated");
+    expect(await page.locator("main").textContent()).toMatch(/(23 h 59 min|24 h) left/);
+    await page.getByRole("button", { name: "Reveal" }).click();
+    secrets.unshift(await page.inputValue("#secret-0"));
+    expect(await page.inputValue("#secret-1")).toBe(secrets[1]);
+    await shot("webhooks");
+
+    const second = await createTask(defaultKey, "/after");
+    expect(second.status).toBe(201);
+    const secondId = ((await second.json()) as { id: string }).id;
+    const delivery = await until("the delivery after rotation", async () =>
+      helper.deliveries.find((d) => d.path === "/after"),
+    );
+    expect(delivery.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    for (const secret of secrets) {
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toMatchObject({
+        id: secondId,
+        status: "succeeded",
+      });
+    }
+  });
+
+  it("lists tasks with a status filter and shows a task's outputs and delivery attempts", async () => {
+    await until("the first delivery", async () => helper.deliveries.find((d) => d.path === "/before"));
+    await page.getByRole("link", { name: "Tasks" }).click();
+    await page.locator(".pills").getByRole("link", { name: "succeeded", exact: true }).click();
+    expect(page.url()).toContain("status=succeeded");
+    await page.locator(`a[href="/console/tasks/${firstTaskId}"]`).click();
+    const main = await until("the delivery attempt on the page", async () => {
+      await page.reload();
+      const content = (await page.locator("main").textContent()) ?? "";
+      return /\d+ ms/.test(content) ? content : undefined;
+    });
+    expect(main).toContain("Webhook deliveries");
+    expect(await page.locator('a[href*="/files/"]').count()).toBeGreaterThan(0);
+    await shot("task");
+  });
+
+  it("adds a passkey and signs in with it (Chromium's virtual authenticator)", async () => {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+    await page.goto(`${site}/console/security`);
+    await page.getByLabel("Passkey name").fill("virtual laptop");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await page.waitForURL("**?done=passkey", { timeout: 15_000 }).catch(async (error) => {
+      throw new Error(`${error}; page says: ${await page.locator("main").textContent()}`);
+    });
+    expect(await page.locator("main").textContent()).toContain("virtual laptop");
+    await shot("security");
+
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL("**/console/sign-in");
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.waitForURL(`${site}/console`);
+    await page.goto(`${site}/console/security`);
+    expect(await page.locator("tr", { hasText: "virtual laptop" }).textContent()).not.toContain("never");
+  });
+
+  it("signs out everywhere: a second session ends too", async () => {
+    const other = await browser.newContext();
+    const second = await other.newPage();
+    watch(second);
+    await signInWithPassword(second, email);
+    await second.goto(`${site}/console/keys`);
+    expect(pathname(second)).toBe("/console/keys");
+
+    await page.goto(`${site}/console/security`);
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.waitForURL("**/console/sign-in");
+    await second.goto(`${site}/console/keys`);
+    expect(pathname(second)).toBe("/console/sign-in");
+    await other.close();
+  });
+
+  it("a second customer sees nothing of the first", async () => {
+    const other = await browser.newContext({ viewport: PHONE });
+    const intruder = await other.newPage();
+    watch(intruder);
+    await intruder.goto(`${site}/console/sign-up`);
+    await intruder.getByLabel("Email").fill(`second+${Date.now()}@example.com`);
+    await intruder.getByLabel("Password").fill(PASSWORD);
+    await intruder.getByRole("button", { name: "Sign up" }).click();
+    await intruder.waitForSelector("#new-key");
+
+    const firstKeyId = defaultKey.slice(3, 29);
+    for (const p of [
+      "/console",
+      "/console/keys",
+      "/console/tasks",
+      "/console/credits",
+      "/console/webhooks",
+    ]) {
+      await intruder.goto(`${site}${p}`);
+      const content = await intruder.content();
+      expect(content, p).not.toContain(firstTaskId);
+      expect(content, p).not.toContain(firstKeyId.slice(0, 8));
+      expect(content, p).not.toContain(email);
+      expect(await intruder.evaluate<number>("document.documentElement.scrollWidth"), p).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+    }
+    await shot("phone-overview", intruder);
+    expect((await intruder.goto(`${site}/console/tasks/${firstTaskId}`))!.status()).toBe(404);
+    expect((await intruder.goto(`${site}/console/keys/${firstKeyId}/revoke`))!.status()).toBe(404);
+    // Posting the revoke form with the intruder's own valid token: still not found, and the key still works.
+    await intruder.goto(`${site}/console/keys`);
+    const token = await intruder.locator('input[name="_csrf"]').first().inputValue();
+    const revoke = await other.request.post(`${site}/console/keys/${firstKeyId}/revoke`, {
+      form: { _csrf: token },
+      headers: { Origin: site },
+      maxRedirects: 0,
+    });
+    expect(revoke.status()).toBe(404);
+    expect((await api("/v1/tasks", defaultKey)).status).toBe(200);
+    await other.close();
+
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

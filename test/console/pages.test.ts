@@ -1,0 +1,168 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { webhookDeliveries } from "../../src/db/schema";
+import { csrfOf, DashboardClient, location } from "../dashboard/client";
+import { call, db } from "../helpers/api";
+import { insertTask } from "../helpers/tasks";
+import { newEmail, PASSWORD, signedUp, signInForm } from "./support";
+
+const accountOf = async (email: string) =>
+  (await env.DB.prepare("SELECT account_id FROM users WHERE email = ?")
+    .bind(email.toLowerCase())
+    .first<{ account_id: string }>())!.account_id;
+
+describe("console pages", () => {
+  it("sign-up: one account, its owner, a working default key shown once, a unique email", async () => {
+    const { client, email, key, html } = await signedUp();
+    expect(html).toContain("only time it is shown");
+    expect((await call("/v1/tasks", { key })).status).toBe(200);
+    const accountId = await accountOf(email);
+    const user = await env.DB.prepare("SELECT role, email, email_verified_at FROM users WHERE account_id = ?")
+      .bind(accountId)
+      .first();
+    expect(user).toEqual({ role: "owner", email: email.toLowerCase(), email_verified_at: null });
+    for (const p of ["/console", "/console/keys", "/console/security"]) {
+      expect(await (await client.get(p)).text()).not.toContain(key.split(":")[1]);
+    }
+    // The same email in another case is taken; nothing of the second attempt is left behind.
+    const before = await env.DB.prepare("SELECT count(*) AS n FROM accounts").first<{ n: number }>();
+    const again = await new DashboardClient().submit("/console/sign-up", "/console/sign-up", {
+      email: email.toUpperCase(),
+      password: PASSWORD,
+    });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("already has an account");
+    const after = await env.DB.prepare("SELECT count(*) AS n FROM accounts").first<{ n: number }>();
+    expect(after!.n).toBe(before!.n);
+  });
+
+  it.each([
+    ["too short", "short pass"],
+    ["common", "password1234"],
+    ["one character", "aaaaaaaaaaaaaaaa"],
+  ])("sign-up refuses a %s password", async (_, password) => {
+    const response = await new DashboardClient().submit("/console/sign-up", "/console/sign-up", {
+      email: newEmail(),
+      password,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('id="field-password-error"');
+  });
+
+  it("keys: a read-only key is refused on POST, revoking needs a confirmation, then 401", async () => {
+    const { client } = await signedUp();
+    const created = await client.submit("/console/keys", "/console/keys", { name: "reader", scopes: "read" });
+    expect(created.status).toBe(201);
+    const key = /id="new-key"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*id="new-key"/.exec(
+      await created.text(),
+    );
+    const readOnly = (key?.[1] ?? key?.[2])!;
+    expect((await call("/v1/tasks", { key: readOnly })).status).toBe(200);
+    expect((await call("/v1/tasks", { key: readOnly, method: "POST", json: {} })).status).toBe(403);
+    const keyId = readOnly.slice(3, 29);
+    const confirm = await client.get(`/console/keys/${keyId}/revoke`);
+    expect(await confirm.text()).toContain("cannot be restored");
+    const revoked = await client.submit(`/console/keys/${keyId}/revoke`, `/console/keys/${keyId}/revoke`);
+    expect(location(revoked)).toBe("/console/keys?done=revoked");
+    expect((await call("/v1/tasks", { key: readOnly })).status).toBe(401);
+  });
+
+  it("keys: the rate limit may not exceed the operator's ceiling", async () => {
+    const { client } = await signedUp();
+    const response = await client.submit("/console/keys", "/console/keys", {
+      scopes: ["read", "write"],
+      rate_limit_per_minute: "61",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("A whole number from 1 to 60");
+  });
+
+  it("another account's task, key and delivery are not found", async () => {
+    const first = await signedUp();
+    const firstAccount = await accountOf(first.email);
+    const task = await insertTask(firstAccount, {
+      status: "succeeded",
+      webhookUrl: "https://hooks.example/p6",
+    });
+    await db()
+      .insert(webhookDeliveries)
+      .values({
+        id: `msg_${task.id}`,
+        taskId: task.id,
+        accountId: firstAccount,
+        event: "completed",
+        url: "https://hooks.example/p6",
+        body: "{}",
+        status: "delivered",
+        attemptCount: 1,
+        nextAttemptAt: null,
+        createdAt: Date.now(),
+        completedAt: Date.now(),
+      });
+    const firstKeyId = first.key.slice(3, 29);
+    expect((await first.client.get(`/console/tasks/${task.id}`)).status).toBe(200);
+
+    const { client } = await signedUp();
+    expect((await client.get(`/console/tasks/${task.id}`)).status).toBe(404);
+    expect((await client.get(`/console/keys/${firstKeyId}/revoke`)).status).toBe(404);
+    const token = csrfOf(await (await client.get("/console/keys")).text());
+    expect((await client.post(`/console/keys/${firstKeyId}/revoke`, { _csrf: token })).status).toBe(404);
+    expect((await client.post("/console/webhooks/resend", { _csrf: token, task_id: task.id })).status).toBe(
+      404,
+    );
+    for (const p of ["/console", "/console/tasks", "/console/keys", "/console/credits"]) {
+      const html = await (await client.get(p)).text();
+      expect(html, p).not.toContain(task.id);
+      expect(html, p).not.toContain(firstKeyId.slice(0, 8));
+    }
+    expect((await call("/v1/tasks", { key: first.key })).status).toBe(200);
+
+    // The owner resends: a new delivery of the same body, queued.
+    const ownToken = csrfOf(await (await first.client.get("/console/webhooks")).text());
+    const resent = await first.client.post("/console/webhooks/resend", { _csrf: ownToken, task_id: task.id });
+    expect(location(resent)).toBe(`/console/tasks/${task.id}?done=resent`);
+    const rows = await env.DB.prepare("SELECT id, status, body FROM webhook_deliveries WHERE task_id = ?")
+      .bind(task.id)
+      .all();
+    expect(rows.results).toHaveLength(2);
+  });
+
+  it("overview: balance, this month's usage as an SVG chart, recent tasks", async () => {
+    const { client, email } = await signedUp();
+    const accountId = await accountOf(email);
+    await env.DB.prepare(
+      `INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, reason, created_at)
+       VALUES (?, ?, 'charge', -3, 0, 'image.watermark', ?)`,
+    )
+      .bind(crypto.randomUUID(), accountId, Date.now())
+      .run();
+    const task = await insertTask(accountId);
+    const html = await (await client.get("/console")).text();
+    expect(html).toContain("<svg");
+    expect(html).toContain("image.watermark 3");
+    expect(html).toContain(task.id);
+  });
+
+  it("password change ends the other sessions; sign out everywhere ends all", async () => {
+    const { client, email } = await signedUp();
+    const other = new DashboardClient();
+    expect((await signInForm(other, email, PASSWORD)).status).toBe(303);
+    expect((await other.get("/console")).status).toBe(200);
+
+    const newPassword = "another quite long passphrase";
+    const changed = await client.submit("/console/security", "/console/security/password", {
+      current_password: PASSWORD,
+      new_password: newPassword,
+    });
+    expect(location(changed)).toBe("/console/security?done=password");
+    expect((await client.get("/console")).status).toBe(200);
+    expect(location(await other.get("/console"))).toBe("/console/sign-in");
+
+    const third = new DashboardClient();
+    expect((await signInForm(third, email, newPassword)).status).toBe(303);
+    const out = await client.submit("/console/security", "/console/sign-out-everywhere");
+    expect(location(out)).toBe("/console/sign-in");
+    expect(location(await client.get("/console/keys"))).toBe("/console/sign-in?next=%2Fconsole%2Fkeys");
+    expect(location(await third.get("/console"))).toBe("/console/sign-in");
+  });
+});

@@ -1,0 +1,23 @@
+import { expect } from "vitest";
+import { csrfOf, DashboardClient } from "../dashboard/client";
+
+export const PASSWORD = "a long and unusual passphrase";
+
+let counter = 0;
+/** A fresh, unused email (throttling is per email, so tests never share one). */
+export const newEmail = () => `User${++counter}.${crypto.randomUUID().slice(0, 8)}@Example.com`;
+
+/** A customer signed up through the real form; returns the client (signed in), the key shown and the page. */
+export async function signedUp(email = newEmail(), client = new DashboardClient()) {
+  const response = await client.submit("/console/sign-up", "/console/sign-up", { email, password: PASSWORD });
+  expect(response.status).toBe(201);
+  const html = await response.text();
+  const key = /value="(p6_[^"]+)"/.exec(html)?.[1];
+  expect(key).toBeDefined();
+  return { client, email, key: key!, html };
+}
+
+export async function signInForm(client: DashboardClient, email: string, password: string) {
+  const page = await client.get("/console/sign-in");
+  return client.post("/console/sign-in", { _csrf: csrfOf(await page.text()), email, password });
+}
