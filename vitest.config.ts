@@ -28,7 +28,7 @@ const worker = defineProject({
   test: {
     name: "worker",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "test/browser/**"],
+    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**"],
     globalSetup: ["./test/global-setup.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
     testTimeout: 30_000,
@@ -48,6 +48,16 @@ const e2e = defineProject({
   },
 });
 
+/** The operator scripts (npm run deploy …) as Node processes, against stand-ins for what lies outside. */
+const scripts = defineProject({
+  test: {
+    name: "scripts",
+    environment: "node",
+    include: ["test/scripts/**/*.test.ts"],
+    testTimeout: 120_000,
+  },
+});
+
 /**
  * The dashboard in headless Chromium (Debian's package at /usr/bin/chromium, driven by playwright-core) against
  * the service started like `npm run dev`; the suite skips itself when Chromium is not installed.
@@ -63,5 +73,5 @@ const browser = defineProject({
 });
 
 export default defineConfig({
-  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser] },
+  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts] },
 });

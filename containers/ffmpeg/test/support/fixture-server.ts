@@ -16,7 +16,8 @@
  *   /ranged/<name>?kbps=<n>    Accept-Ranges: bytes; whole-file answers throttled like /slow, Range
  *                              requests answered 206 at full speed (counted per `tag`); `lie=1` ignores
  *                              Range (200, the whole file), `cut=1` ends each 206 after half its bytes,
- *                              `hang=1` sends 206 headers and 64 KiB, then nothing
+ *                              `hang=1` sends 206 headers and 64 KiB, then nothing, and makes the
+ *                              whole-file answer a trickle (see `trickle`) so only the 206 can stall
  *   /ranged-stats?tag=<t>      {"ranged": <206 answers given for that tag>}
  */
 import { createReadStream } from "node:fs";
@@ -29,6 +30,26 @@ export interface FixtureServer {
   port: number;
   url(pathname: string): string;
   close(): Promise<void>;
+}
+
+/**
+ * Sends the first 256 KiB of a file, then 1 KiB every 500 ms: a download that never finishes within a test
+ * and is never idle long enough to trip a read timeout, whatever the machine's load.
+ */
+function trickle(res: http.ServerResponse, file: string): void {
+  const head = 256 * 1024;
+  let offset = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const send = (length: number) => {
+    const stream = createReadStream(file, { start: offset, end: offset + length - 1 });
+    offset += length;
+    stream.on("data", (chunk) => res.write(chunk));
+    stream.on("end", () => {
+      timer = setTimeout(() => send(1024), 500);
+    });
+  };
+  send(head);
+  res.on("close", () => clearTimeout(timer));
 }
 
 /** Sends a file throttled to about `kbps` KiB/s (20 ms ticks). */
@@ -44,7 +65,8 @@ function sendThrottled(res: http.ServerResponse, file: string, kbps: number): vo
   res.on("close", () => stream.destroy());
 }
 
-export async function startFixtureServer(dir: string): Promise<FixtureServer> {
+/** `host`: where it listens (test:container serves it on an address of its network namespace). */
+export async function startFixtureServer(dir: string, host = "127.0.0.1"): Promise<FixtureServer> {
   const sockets = new Set<import("node:net").Socket>();
   const rangedAnswers = new Map<string, number>();
   const server = http.createServer(async (req, res) => {
@@ -111,7 +133,8 @@ export async function startFixtureServer(dir: string): Promise<FixtureServer> {
             return;
           }
           res.writeHead(200, { "content-length": size, "accept-ranges": "bytes" });
-          sendThrottled(res, name, Number(url.searchParams.get("kbps") ?? 100_000));
+          if (url.searchParams.get("hang") === "1") trickle(res, name);
+          else sendThrottled(res, name, Number(url.searchParams.get("kbps") ?? 100_000));
           return;
         }
         case "ranged-stats":
@@ -182,11 +205,11 @@ export async function startFixtureServer(dir: string): Promise<FixtureServer> {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
-    url: (pathname) => `http://127.0.0.1:${port}${pathname}`,
+    url: (pathname) => `http://${host}:${port}${pathname}`,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));

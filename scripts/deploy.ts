@@ -1,0 +1,262 @@
+/**
+ * npm run deploy: an operator's deploy in one command, with wrangler's own commands (docs/deploy.md).
+ *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain);
+ *  2. creates the D1 database, the R2 bucket and the queues when they are absent, and writes the database's
+ *     id into wrangler.toml;
+ *  3. applies the D1 migrations to the remote database;
+ *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
+ *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile).
+ *
+ *   npm run deploy                   do it
+ *   npm run deploy -- --dry-run      print every step, touch nothing remote, run `wrangler deploy --dry-run`
+ *   npm run deploy -- --config <f>   another wrangler config (default: wrangler.toml)
+ *
+ * P6_WRANGLER runs another wrangler executable (the tests use a stand-in that records its calls).
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline/promises";
+import { parseArgs } from "node:util";
+import { unstable_readConfig } from "wrangler";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values: options } = parseArgs({
+  options: {
+    "dry-run": { type: "boolean", default: false },
+    config: { type: "string", default: "wrangler.toml" },
+  },
+});
+const dryRun = options["dry-run"];
+const configPath = path.resolve(root, options.config);
+// wrangler finds wrangler.toml in the project by itself; another config is named on every command.
+const configArgs = configPath === path.join(root, "wrangler.toml") ? [] : ["--config", configPath];
+const wrangler = process.env.P6_WRANGLER ?? path.join(root, "node_modules/.bin/wrangler");
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  NO_UPDATE_NOTIFIER: "1",
+  // Non-interactive confirmations (migrations apply); wrangler still prompts for nothing else.
+  CI: "1",
+};
+
+/** Secrets the Worker needs; `generate`: none of ours ever reads it back, so a random value serves. */
+const SECRETS: { name: string; generate: boolean; purpose: string }[] = [
+  { name: "ADMIN_TOKEN", generate: false, purpose: "the operator API token (/admin/v1, npm run admin)" },
+  { name: "FILE_SIGNING_SECRET", generate: true, purpose: "the HMAC key of signed /files URLs" },
+  {
+    name: "ENGINE_SECRET",
+    generate: true,
+    purpose: "the secret shared by the Worker and its engine containers",
+  },
+];
+
+let stepNumber = 0;
+function step(title: string) {
+  console.log(`\n${++stepNumber}. ${title}`);
+}
+
+function show(command: string[]) {
+  const args = [...command, ...configArgs];
+  return `wrangler ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" ")}`;
+}
+
+/** Runs wrangler; its output goes to the terminal unless `capture`. Throws on failure unless `allowFailure`. */
+function run(
+  args: string[],
+  opts: { capture?: boolean; allowFailure?: boolean } = {},
+): SpawnSyncReturns<string> {
+  console.log(`   $ ${show(args)}`);
+  const result = spawnSync(wrangler, [...args, ...configArgs], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    stdio: ["inherit", opts.capture ? "pipe" : "inherit", opts.capture ? "pipe" : "inherit"],
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0 && !opts.allowFailure) {
+    if (opts.capture) process.stderr.write(`${result.stdout}${result.stderr}`);
+    throw new Error(`${show(args)} failed (exit ${result.status})`);
+  }
+  return result;
+}
+
+/** `info` succeeds → present; otherwise `create` (whose own failure, e.g. not logged in, stops the deploy). */
+function ensure(what: string, info: string[], create: string[]) {
+  if (dryRun) {
+    console.log(`   would run: ${show(info)}; when absent: ${show(create)}`);
+    return;
+  }
+  if (run(info, { capture: true, allowFailure: true }).status === 0) {
+    console.log(`   ${what}: present`);
+    return;
+  }
+  run(create);
+  console.log(`   ${what}: created`);
+}
+
+// 1. The config, as wrangler reads it.
+step(`Config: ${path.relative(root, configPath) || configPath}`);
+/** The parts of the config this script reads (wrangler's own types for them do not resolve here). */
+interface DeployConfig {
+  name: string;
+  d1_databases: { binding: string; database_name?: string; database_id?: string }[];
+  r2_buckets: { binding: string; bucket_name?: string }[];
+  queues: { producers?: { queue: string }[]; consumers?: { queue: string; dead_letter_queue?: string }[] };
+  containers?: unknown[];
+  vars: Record<string, unknown>;
+  routes?: (string | { pattern: string })[];
+}
+const config = unstable_readConfig({ config: configPath }) as DeployConfig;
+const problems: string[] = [];
+const database = config.d1_databases.find((d) => d.binding === "DB");
+const bucket = config.r2_buckets.find((b) => b.binding === "FILES");
+if (database?.database_name === undefined) problems.push("no D1 database bound as DB");
+if (bucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FILES");
+if (config.containers?.length !== 1) problems.push("expected one [[containers]] entry (the media engine)");
+if (String(config.vars.ENGINE_URL ?? "") !== "") {
+  problems.push(
+    "ENGINE_URL is set: production reaches the engine through the Container binding, leave it empty",
+  );
+}
+if (String(config.vars.ALLOW_PRIVATE_SOURCES ?? "false") !== "false") {
+  problems.push("ALLOW_PRIVATE_SOURCES must be false in production");
+}
+if (problems.length > 0) {
+  for (const p of problems) console.error(`   ✗ ${p}`);
+  process.exit(1);
+}
+const queues = [
+  ...new Set([
+    ...(config.queues.producers ?? []).map((q) => q.queue),
+    ...(config.queues.consumers ?? []).flatMap((q) => [q.queue, q.dead_letter_queue ?? ""]),
+  ]),
+].filter((q) => q !== "");
+const errorTypeBase = String(config.vars.ERROR_TYPE_BASE ?? "");
+const domains = (config.routes ?? []).map((r) => (typeof r === "string" ? r : r.pattern));
+console.log(`   Worker ${config.name}; D1 ${database!.database_name}; R2 ${bucket!.bucket_name}`);
+console.log(`   queues: ${queues.join(", ")}`);
+console.log(
+  `   routes: ${domains.length > 0 ? domains.join(", ") : "none (workers.dev only; see docs/deploy.md)"}`,
+);
+console.log(
+  `   ERROR_TYPE_BASE: ${errorTypeBase || "unset (problem types are <request origin>/errors/<suffix>; see docs/deploy.md)"}`,
+);
+
+step("Logged in to Cloudflare");
+if (dryRun) console.log(`   would run: ${show(["whoami"])}`);
+else run(["whoami"]);
+
+// 2. Resources, created when absent.
+step(`D1 database ${database!.database_name}`);
+ensure(
+  "D1 database",
+  ["d1", "info", database!.database_name!, "--json"],
+  ["d1", "create", database!.database_name!],
+);
+if (!dryRun) {
+  const info = JSON.parse(
+    run(["d1", "info", database!.database_name!, "--json"], { capture: true }).stdout,
+  ) as {
+    uuid: string;
+  };
+  if (info.uuid !== database!.database_id) {
+    // wrangler deploy binds the database by id: record it where the config says it is.
+    const toml = readFileSync(configPath, "utf8");
+    const updated = toml.replace(
+      /^(database_id\s*=\s*)"[^"]*"/m,
+      (_, key: string) => `${key}${JSON.stringify(info.uuid)}`,
+    );
+    if (updated === toml) throw new Error(`${configPath}: no database_id line to update`);
+    writeFileSync(configPath, updated);
+    console.log(`   ${path.basename(configPath)}: database_id = "${info.uuid}" (commit this change)`);
+  }
+} else {
+  console.log(
+    `   would write the database's id into ${path.basename(configPath)} (database_id) if it differs`,
+  );
+}
+
+step(`R2 bucket ${bucket!.bucket_name}`);
+ensure(
+  "R2 bucket",
+  ["r2", "bucket", "info", bucket!.bucket_name!],
+  ["r2", "bucket", "create", bucket!.bucket_name!],
+);
+
+step(`Queues (${queues.length})`);
+for (const queue of queues) ensure(`queue ${queue}`, ["queues", "info", queue], ["queues", "create", queue]);
+
+// 3. Migrations.
+step("D1 migrations, remote");
+const migrate = ["d1", "migrations", "apply", "DB", "--remote"];
+if (dryRun) console.log(`   would run: ${show(migrate)}`);
+else run(migrate);
+
+// 4. Secrets the Worker lacks: from the environment, else prompted.
+step("Secrets");
+let present: string[] = [];
+if (dryRun) {
+  console.log(`   would run: ${show(["secret", "list", "--format", "json"])} and set only the missing ones`);
+} else {
+  // A Worker that was never deployed has no secrets yet (the command fails).
+  const listed = run(["secret", "list", "--format", "json"], { capture: true, allowFailure: true });
+  if (listed.status === 0) present = (JSON.parse(listed.stdout) as { name: string }[]).map((s) => s.name);
+}
+const toSet: Record<string, string> = {};
+const prompt = process.stdin.isTTY
+  ? createInterface({ input: process.stdin, output: process.stdout })
+  : undefined;
+for (const secret of SECRETS) {
+  if (present.includes(secret.name)) {
+    console.log(`   ${secret.name}: set on the Worker, kept`);
+    continue;
+  }
+  const fromEnv = process.env[secret.name];
+  if (fromEnv) {
+    console.log(`   ${secret.name}: from the environment`);
+    if (!dryRun) toSet[secret.name] = fromEnv;
+    continue;
+  }
+  if (dryRun) {
+    console.log(
+      `   ${secret.name}: ${secret.generate ? "would prompt (empty: generate one)" : "would prompt"}`,
+    );
+    continue;
+  }
+  if (prompt === undefined) {
+    if (!secret.generate) throw new Error(`${secret.name} is not set: export it (${secret.purpose})`);
+    toSet[secret.name] = randomBytes(32).toString("hex");
+    console.log(`   ${secret.name}: generated`);
+    continue;
+  }
+  const answer = (
+    await prompt.question(
+      `   ${secret.name}, ${secret.purpose}${secret.generate ? " (empty: generate one)" : ""}: `,
+    )
+  ).trim();
+  if (answer === "" && !secret.generate) throw new Error(`${secret.name} is required`);
+  toSet[secret.name] = answer === "" ? randomBytes(32).toString("hex") : answer;
+}
+prompt?.close();
+
+// 5. Deploy (wrangler builds and pushes the engine image as part of it).
+step(dryRun ? "wrangler deploy --dry-run" : "wrangler deploy");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-"));
+try {
+  const deploy = ["deploy"];
+  // A dry run builds the Worker only: the engine image needs Docker and is built by the real deploy.
+  if (dryRun) deploy.push("--dry-run", "--outdir", path.join(scratch, "dist"), "--containers-rollout=none");
+  if (Object.keys(toSet).length > 0) {
+    // Uploaded with the version; the file (mode 0600) is removed right after.
+    const file = path.join(scratch, "secrets.json");
+    writeFileSync(file, JSON.stringify(toSet), { mode: 0o600 });
+    deploy.push("--secrets-file", file);
+  }
+  run(deploy);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+console.log(dryRun ? "\nDry run: nothing was created, changed or deployed." : "\nDeployed.");

@@ -1,0 +1,198 @@
+/**
+ * npm run deploy (scripts/deploy.ts) without the network: wrangler is replaced by a stand-in (P6_WRANGLER) that
+ * records every call and answers like a Cloudflare account in a given state. The dry run hands only
+ * `wrangler deploy --dry-run` to the real wrangler, which builds the Worker locally.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const realWrangler = path.join(root, "node_modules/.bin/wrangler");
+const UUID = "4f1e0c2a-9b7d-4e1f-8a3c-2d5e6f708192";
+
+/** What the stand-in's account holds; it creates into it as wrangler would. */
+interface Account {
+  d1: Record<string, string>;
+  r2: string[];
+  queues: string[];
+  /** null: the Worker was never deployed (secret list fails). */
+  secrets: string[] | null;
+}
+
+const STAND_IN = `#!/usr/bin/env node
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+const args = process.argv.slice(2).filter((a, i, all) => a !== "--config" && all[i - 1] !== "--config");
+const state = JSON.parse(readFileSync(process.env.P6_FAKE_STATE, "utf8"));
+const record = { args };
+const save = () => writeFileSync(process.env.P6_FAKE_STATE, JSON.stringify(state));
+const [a, b, c] = args;
+let code = 0;
+if (a === "d1" && b === "info") {
+  if (state.d1[c]) console.log(JSON.stringify({ uuid: state.d1[c], name: c }));
+  else code = 1;
+} else if (a === "d1" && b === "create") {
+  state.d1[c] = "${UUID}";
+  save();
+} else if (a === "r2" && b === "bucket" && c === "info") code = state.r2.includes(args[3]) ? 0 : 1;
+else if (a === "r2" && b === "bucket" && c === "create") { state.r2.push(args[3]); save(); }
+else if (a === "queues" && b === "info") code = state.queues.includes(c) ? 0 : 1;
+else if (a === "queues" && b === "create") { state.queues.push(c); save(); }
+else if (a === "secret" && b === "list") {
+  if (state.secrets === null) code = 1;
+  else console.log(JSON.stringify(state.secrets.map((name) => ({ name, type: "secret_text" }))));
+} else if (a === "deploy") {
+  const file = args[args.indexOf("--secrets-file") + 1];
+  if (args.includes("--secrets-file")) record.secrets = JSON.parse(readFileSync(file, "utf8"));
+  if (args.includes("--dry-run")) {
+    code = spawnSync(process.env.P6_REAL_WRANGLER, process.argv.slice(2), { stdio: "inherit" }).status;
+  }
+}
+appendFileSync(process.env.P6_FAKE_LOG, JSON.stringify(record) + "\\n");
+process.exit(code);
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-test-"));
+  writeFileSync(path.join(dir, "wrangler"), STAND_IN);
+  chmodSync(path.join(dir, "wrangler"), 0o755);
+  writeFileSync(path.join(dir, "calls.jsonl"), "");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function deploy(account: Account, args: string[], env: Record<string, string> = {}) {
+  writeFileSync(path.join(dir, "state.json"), JSON.stringify(account));
+  const quiet: Record<string, string | undefined> = { ...process.env };
+  for (const name of ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET", "CLOUDFLARE_API_TOKEN"]) {
+    delete quiet[name];
+  }
+  const result = spawnSync(process.execPath, [path.join(root, "scripts/deploy.ts"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...quiet,
+      P6_WRANGLER: path.join(dir, "wrangler"),
+      P6_REAL_WRANGLER: realWrangler,
+      P6_FAKE_STATE: path.join(dir, "state.json"),
+      P6_FAKE_LOG: path.join(dir, "calls.jsonl"),
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      ...env,
+    },
+  });
+  const calls = readFileSync(path.join(dir, "calls.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { args: string[]; secrets?: Record<string, string> });
+  return {
+    status: result.status,
+    output: `${result.stdout}${result.stderr}`,
+    calls,
+    commands: calls.map((c) => c.args.join(" ")),
+    account: JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as Account,
+  };
+}
+
+/** A copy of the project's config, which a real deploy edits (database_id). */
+function configCopy(): string {
+  const file = path.join(root, `wrangler.deploy-test-${path.basename(dir)}.toml`);
+  copyFileSync(path.join(root, "wrangler.toml"), file);
+  return file;
+}
+
+const QUEUES = ["p6-tasks", "p6-webhooks", "p6-tasks-dlq", "p6-webhooks-dlq"];
+const EMPTY: Account = { d1: {}, r2: [], queues: [], secrets: null };
+
+describe("npm run deploy -- --dry-run", () => {
+  test("prints every step and runs only wrangler deploy --dry-run", () => {
+    const run = deploy(EMPTY, ["--dry-run"]);
+    expect(run.status, run.output).toBe(0);
+    expect(run.commands).toHaveLength(1);
+    expect(run.calls[0]!.args).toEqual(expect.arrayContaining(["deploy", "--dry-run"]));
+    for (const line of [
+      "would run: wrangler d1 info p6-media --json; when absent: wrangler d1 create p6-media",
+      "would run: wrangler r2 bucket info p6-media-files; when absent: wrangler r2 bucket create p6-media-files",
+      ...QUEUES.map((q) => `when absent: wrangler queues create ${q}`),
+      "would run: wrangler d1 migrations apply DB --remote",
+      "ADMIN_TOKEN: would prompt",
+      "--dry-run: exiting now.",
+      "Dry run: nothing was created, changed or deployed.",
+    ]) {
+      expect(run.output).toContain(line);
+    }
+  });
+});
+
+describe("npm run deploy against an account (wrangler stand-in)", () => {
+  test("a fresh account: creates the database, bucket and queues, migrates, sets the secrets, deploys", () => {
+    const config = configCopy();
+    try {
+      const run = deploy(EMPTY, ["--config", config], { ADMIN_TOKEN: "operator-token" });
+      expect(run.status, run.output).toBe(0);
+      expect(run.commands).toEqual([
+        "whoami",
+        "d1 info p6-media --json",
+        "d1 create p6-media",
+        "d1 info p6-media --json",
+        "r2 bucket info p6-media-files",
+        "r2 bucket create p6-media-files",
+        ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
+        "d1 migrations apply DB --remote",
+        "secret list --format json",
+        expect.stringMatching(/^deploy --secrets-file \S+secrets\.json$/),
+      ]);
+      expect(run.account).toMatchObject({ d1: { "p6-media": UUID }, r2: ["p6-media-files"], queues: QUEUES });
+      const secrets = run.calls.at(-1)!.secrets!;
+      expect(secrets.ADMIN_TOKEN).toBe("operator-token");
+      expect(secrets.FILE_SIGNING_SECRET).toMatch(/^[0-9a-f]{64}$/);
+      expect(secrets.ENGINE_SECRET).toMatch(/^[0-9a-f]{64}$/);
+      expect(run.output).not.toContain("operator-token");
+      expect(readFileSync(config, "utf8")).toContain(`database_id = "${UUID}"`);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("everything present: creates nothing, keeps the secrets, deploys", () => {
+    const config = configCopy();
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace(/^database_id = .*$/m, `database_id = "${UUID}"`),
+    );
+    try {
+      const run = deploy(
+        {
+          d1: { "p6-media": UUID },
+          r2: ["p6-media-files"],
+          queues: QUEUES,
+          secrets: ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET"],
+        },
+        ["--config", config],
+      );
+      expect(run.status, run.output).toBe(0);
+      expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
+      expect(run.commands.at(-1)).toBe("deploy");
+      expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("no ADMIN_TOKEN anywhere and no terminal to ask: stops before deploying", () => {
+    const config = configCopy();
+    try {
+      const run = deploy(EMPTY, ["--config", config]);
+      expect(run.status).not.toBe(0);
+      expect(run.output).toContain("ADMIN_TOKEN is not set");
+      expect(run.commands.some((c) => c.startsWith("deploy"))).toBe(false);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+});
