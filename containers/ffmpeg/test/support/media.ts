@@ -48,8 +48,8 @@ export const FIXTURES = {
   inflateBombPng: "inflate-bomb.png",
   /** One black 16384x8192 H.264 frame (134 MP, ~400 KB): beyond the engine's video pixel cap. */
   hugeVideo: "huge-16384x8192.mp4",
-  /** 64x64 H.264 at 1000 fps, 0.2 s: beyond the engine's frame-rate cap. */
-  fastVideo: "fast-1000fps.mp4",
+  /** 64x64 H.264 at 1200 fps, 0.2 s: beyond the engine's frame-rate cap. */
+  fastVideo: "fast-1200fps.mp4",
   /** A WebP header with the animation flag (VP8X). */
   animatedWebp: "animated.webp",
   /** av.mp4 whose index (the avc1 sample entry) claims 400 px width; the H.264 stream says 640. */
@@ -391,7 +391,7 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
           "-f",
           "lavfi",
           "-i",
-          "testsrc2=size=64x64:rate=1000:duration=0.2",
+          "testsrc2=size=64x64:rate=1200:duration=0.2",
           "-c:v",
           "libx264",
           "-preset",
