@@ -25,16 +25,21 @@ export const IN_WORKER_MAX_PIXELS = 2_200_000;
 const inWorker = new Semaphore(1);
 
 /** Fetches an image through the engine's SSRF-guarded fetcher; the answer carries its sniffed type and size. */
-async function fetchImage(ctx: RunContext, url: string, field: string) {
+async function fetchImage(ctx: RunContext, url: string, field: "source_url" | "params.watermark_url") {
   const response = await callEngine(ctx, () =>
     ctx.engine.fetchSource(
-      { source_url: url, max_source_bytes: MAX_IMAGE_BYTES, accept: ["image"], timeout_ms: ctx.timeoutMs },
+      {
+        source_url: url,
+        field,
+        max_source_bytes: MAX_IMAGE_BYTES,
+        accept: ["image"],
+        timeout_ms: ctx.timeoutMs,
+      },
       ctx.signal,
     ),
   );
   if (!response.ok) {
     const error = await engineFailure(response);
-    // The engine names its own request field; for a logo the client's field is params.watermark_url.
     if (error.errors) throw ApiError.invalid(field, error.detail);
     throw error;
   }
