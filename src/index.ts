@@ -8,6 +8,7 @@ import { handleWebhookBatch, handleWebhookDeadLetters } from "./webhooks/consume
 export { KeyGate } from "./auth/key-gate";
 export { MediaEngineContainer } from "./engine/container";
 export { TaskRunner } from "./tasks/runner";
+export { SignInThrottle } from "./users/throttle";
 
 const app = createApp();
 
