@@ -101,6 +101,8 @@ export interface EngineResult {
   duration?: number;
   start?: number;
   end?: number;
+  /** audio.trim: the stream was copied (the window is the whole stream), not cut by re-encoding. */
+  copied?: boolean;
 }
 
 /** Body of a successful video.probe (exactly interface.md's fields). */

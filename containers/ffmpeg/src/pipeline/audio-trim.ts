@@ -1,13 +1,29 @@
 /**
- * audio.trim: a window of the first audio stream. The stream is copied when its codec has a container
- * of its own (MP3, AAC, PCM, FLAC, Opus, Vorbis, …), otherwise re-encoded to MP3.
+ * audio.trim: the window [start, end) of the first audio stream, exactly (within a sample for lossless
+ * codecs, within the encoder's priming for lossy ones, in players that ignore edit lists too). A stream copy
+ * cannot cut inside a packet and keeps what comes before the first one it needs (priming, pre-skip, prior
+ * packets behind an edit list, the source's STREAMINFO), so a cut is re-encoded in the same codec
+ * (containers.ts audioCutEncoding); only a window that is the whole stream is copied. `copied` says which.
  */
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
-import { audioCopyContainer, CONTAINERS } from "./containers.ts";
-import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import { audioCopyContainer, audioCutEncoding } from "./containers.ts";
+import {
+  emptyOutput,
+  type Input,
+  type JobContext,
+  outputPath,
+  type PreparedJob,
+  preferSourceError,
+} from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
+
+/**
+ * Seconds decoded before the window and dropped: a decoder that starts cold at a seek point outputs a
+ * faded or silent first frame (AAC overlap, the MP3 bit reservoir, Opus/Vorbis pre-roll).
+ */
+const PREROLL = 0.5;
 
 async function run(ctx: JobContext, input: Input, p: Window) {
   const { audio, duration } = input.info;
@@ -16,15 +32,18 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     throw invalid("params.start", `start (${p.start} s) is beyond the media's duration (${duration} s)`);
   }
   const end = duration === null ? p.end : Math.min(p.end, duration);
-  const copy = audioCopyContainer(audio.codec);
-  const container = copy ?? CONTAINERS.mp3;
-  const codec = copy !== null ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "192k"];
+  const whole = p.start === 0 && duration !== null && p.end >= duration;
+  const copyInto = whole ? audioCopyContainer(audio.codec) : null;
+  const { container, codec } =
+    copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: ["-c:a", "copy"] };
   const out = outputPath(ctx, container.ext);
+  const seek = Math.max(0, p.start - PREROLL);
   await ctx
     .runFfmpeg(
       [
-        ...input.args(["-ss", sec(p.start)]),
-        ...["-t", sec(end - p.start), "-map", `0:${audio.index}`, "-vn", "-sn", "-dn"],
+        ...input.args(whole || seek === 0 ? [] : ["-ss", sec(seek)]),
+        ...(whole ? [] : ["-ss", sec(p.start - seek), "-t", sec(end - p.start)]),
+        ...["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"],
         ...codec,
         ...container.options,
         ...["-f", container.muxer, out],
@@ -34,7 +53,8 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
-  const outDuration = info.duration ?? end - p.start;
+  const outDuration = info.duration ?? 0;
+  if (outDuration <= 0) throw emptyOutput(input, "the source has no decodable audio between start and end");
   return {
     kind: "file" as const,
     path: out,
@@ -45,6 +65,7 @@ async function run(ctx: JobContext, input: Input, p: Window) {
       duration: roundSec(outDuration),
       start: roundSec(p.start),
       end: roundSec(p.start + outDuration),
+      copied: copyInto !== null,
     },
   };
 }

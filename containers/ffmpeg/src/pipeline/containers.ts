@@ -1,5 +1,6 @@
-/** Output containers: how each `format` is muxed and served. */
+/** Output containers: how each `format` is muxed and served, and which audio codec goes into which. */
 import type { OutputFormat } from "../protocol.ts";
+import type { AudioInfo } from "./media-info.ts";
 
 export interface Container {
   format: OutputFormat;
@@ -41,4 +42,57 @@ export function audioCopyContainer(codec: string): Container | null {
     return CONTAINERS.mka;
   }
   return null;
+}
+
+/** PCM codecs a WAV file holds as they are. */
+const WAV_PCM = /^pcm_(s16le|s24le|s32le|u8|f32le|f64le|alaw|mulaw)$/;
+
+/** The little-endian PCM of the same depth (WAV holds no big-endian or signed 8-bit PCM). */
+function wavPcm(codec: string): string {
+  if (WAV_PCM.test(codec)) return codec;
+  const m = /^pcm_([suf])(\d+)/.exec(codec);
+  const bits = Number(m?.[2] ?? 16);
+  if (m?.[1] === "f") return bits === 64 ? "pcm_f64le" : "pcm_f32le";
+  if (bits <= 8) return "pcm_u8";
+  return bits > 24 ? "pcm_s32le" : bits > 16 ? "pcm_s24le" : "pcm_s16le";
+}
+
+/**
+ * Layouts libopus cannot take as they are, and the layout of the same channel order it takes: "(side)"
+ * layouts name their surround channels differently, so they are relabelled, not mixed.
+ */
+const OPUS_LAYOUTS: Record<string, string> = { "5.1(side)": "5.1", "5.0(side)": "5.0", "7.1(wide)": "7.1" };
+
+/** Filter arguments an Opus encode of `audio` needs (none for mono, stereo and the layouts libopus knows). */
+export function opusLayoutArgs(audio: AudioInfo, channels?: number): string[] {
+  const target = audio.layout === undefined ? undefined : OPUS_LAYOUTS[audio.layout];
+  return target === undefined || (channels !== undefined && channels <= 2)
+    ? []
+    : ["-af", `channelmap=channel_layout=${target}`];
+}
+
+/**
+ * How audio.trim encodes a cut of `audio` so that it presents exactly the window it was cut to (a stream
+ * copy keeps whole packets, and often priming hidden behind an edit list or pre-skip): the same codec and
+ * the container it would be copied into, lossless codecs losslessly; MP3 for codecs without an encoder
+ * here. The encoders' own priming (AAC, MP3, Opus) is marked in the file (edit list, LAME tag, pre-skip) and
+ * is at most one frame for a player that ignores it.
+ */
+export function audioCutEncoding(audio: AudioInfo): { container: Container; codec: string[] } {
+  const c = audio.codec;
+  const stereo = audio.channels > 2 ? ["-ac", "2"] : [];
+  if (c === "aac") return { container: CONTAINERS.m4a, codec: ["-c:a", "aac", "-b:a", "192k"] };
+  if (c === "alac") return { container: CONTAINERS.m4a, codec: ["-c:a", "alac"] };
+  if (c === "flac") return { container: CONTAINERS.flac, codec: ["-c:a", "flac"] };
+  if (c.startsWith("pcm_")) return { container: CONTAINERS.wav, codec: ["-c:a", wavPcm(c)] };
+  if (c === "opus") {
+    return {
+      container: CONTAINERS.opus,
+      codec: ["-c:a", "libopus", "-b:a", "128k", ...opusLayoutArgs(audio)],
+    };
+  }
+  if (c === "vorbis") return { container: CONTAINERS.ogg, codec: ["-c:a", "libvorbis", "-q:a", "6"] };
+  if (c === "ac3" || c === "eac3") return { container: CONTAINERS.mka, codec: ["-c:a", c, "-b:a", "448k"] };
+  if (c === "mp2") return { container: CONTAINERS.mka, codec: ["-c:a", "mp2", "-b:a", "256k", ...stereo] };
+  return { container: CONTAINERS.mp3, codec: ["-c:a", "libmp3lame", "-b:a", "192k", ...stereo] };
 }

@@ -4,7 +4,7 @@
  */
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
-import { audioCopyContainer, CONTAINERS, type Container } from "./containers.ts";
+import { audioCopyContainer, CONTAINERS, type Container, opusLayoutArgs } from "./containers.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
@@ -84,6 +84,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     }
     if (p.sampleRate !== undefined) codec.push("-ar", String(p.sampleRate));
     if (p.channels !== undefined) codec.push("-ac", String(p.channels));
+    if (p.format === "opus") codec.push(...opusLayoutArgs(audio, p.channels));
   }
   const out = outputPath(ctx, container.ext);
   await ctx

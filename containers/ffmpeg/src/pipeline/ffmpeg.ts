@@ -118,6 +118,7 @@ const DECODE_FAILURES = [
   /Failed to read frame size/i,
   /no frame!/i,
   /End of file/i,
+  /Cannot determine format of input stream/i,
 ];
 
 /** Turns a failed run into a public error; stderr goes only into `internal` for the log. */
@@ -167,6 +168,33 @@ const ffmpegCommand = (args: readonly string[]): string[] => [
 export async function runFfmpeg(bin: string, args: readonly string[], opts: FfmpegRun): Promise<string> {
   const exit = await run(bin, ffmpegCommand(args), opts.signal, progressLines(opts));
   return ffmpegOutcome(exit, opts);
+}
+
+/**
+ * Seconds from the first packet's presentation to the last one's end, of the one stream `map` selects from
+ * the input `inputArgs` opens: the packets are listed (ffmpeg's framecrc muxer, stream copy, no decoding) and
+ * read line by line. Null when ffmpeg fails or lists no packet.
+ */
+export async function packetSpan(
+  bin: string,
+  inputArgs: readonly string[],
+  map: string,
+  signal: AbortSignal,
+): Promise<number | null> {
+  let timeBase = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  const args = [...FFMPEG_BASE_ARGS, ...inputArgs, "-map", map, "-c", "copy", "-f", "framecrc", "pipe:1"];
+  const exit = await run(bin, args, signal, (line) => {
+    const tb = /^#tb 0: (\d+)\/(\d+)$/.exec(line);
+    if (tb !== null) timeBase = Number(tb[1]) / Number(tb[2]);
+    // stream, dts, pts, duration, size, crc
+    const m = /^0,\s*-?\d+,\s*(-?\d+),\s*(\d+),/.exec(line);
+    if (m === null) return;
+    first = Math.min(first, Number(m[1]));
+    end = Math.max(end, Number(m[1]) + Number(m[2]));
+  });
+  return exit.code === 0 && timeBase > 0 && end > first ? (end - first) * timeBase : null;
 }
 
 /** An ffmpeg started ahead of its job (warm-ffmpeg.ts), waiting on its input. */
@@ -222,6 +250,7 @@ export interface ProbeStream {
   start_time?: string;
   sample_rate?: string;
   channels?: number;
+  channel_layout?: string;
   bit_rate?: string;
   disposition?: Record<string, number>;
   tags?: Record<string, string>;

@@ -269,4 +269,13 @@ export function preferSourceError(input: Input, err: unknown): never {
   throw err;
 }
 
+/**
+ * The error of a run that produced nothing to present (no audio or video in the window): the source's own
+ * failure when a reader was cut short (ffmpeg took it for the end of the file), else a 415 saying why.
+ */
+export function emptyOutput(input: Input, why: string): EngineError {
+  const { source } = input;
+  return source.readerCutShort ?? source.error ?? source.rangeError ?? unsupported(why);
+}
+
 export const outputPath = (ctx: JobContext, ext: string): string => path.join(ctx.dir, `output.${ext}`);

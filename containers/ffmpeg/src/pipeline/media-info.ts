@@ -19,6 +19,8 @@ export interface AudioInfo {
   codec: string;
   sampleRate: number;
   channels: number;
+  /** ffprobe's channel layout, e.g. "5.1(side)"; absent when unknown. */
+  layout?: string;
 }
 
 export interface MediaInfo {
@@ -101,6 +103,7 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
           codec: audioStream.codec_name ?? "unknown",
           sampleRate: Number(audioStream.sample_rate ?? 0),
           channels: audioStream.channels ?? 0,
+          ...(audioStream.channel_layout === undefined ? {} : { layout: audioStream.channel_layout }),
         };
   const duration =
     num(probe.format?.duration) ?? num(videoStream?.duration) ?? num(audioStream?.duration) ?? null;

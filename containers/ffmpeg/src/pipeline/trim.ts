@@ -54,8 +54,30 @@ async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number):
   return Math.min(start, Math.max(0, pts - input.info.startTime));
 }
 
+/** Codecs the MP4 muxer takes as they are (no PCM, H.263, AMR, …; FLAC in MP4 is still experimental in 5.1). */
+const MP4_CODECS = new Set([
+  "h264",
+  "hevc",
+  "av1",
+  "vp9",
+  "mpeg4",
+  "mjpeg",
+  "aac",
+  "mp3",
+  "alac",
+  "opus",
+  "ac3",
+  "eac3",
+]);
+
+/**
+ * The container a stream copy goes into: the source's family when it holds the copied codecs (MP4 for
+ * MP4/MOV/3GP, WebM for WebM), Matroska otherwise (it holds them all: a camera's MJPEG with PCM, a phone's
+ * H.263 with AMR).
+ */
 function copyContainer(input: Input): Container {
-  if (input.sniffed.demuxer === "mov") return CONTAINERS.mp4;
+  const codecs = [input.info.video?.codec, input.info.audio?.codec].filter((c) => c !== undefined);
+  if (input.sniffed.demuxer === "mov" && codecs.every((c) => MP4_CODECS.has(c))) return CONTAINERS.mp4;
   if (input.sniffed.format === "webm") return CONTAINERS.webm;
   return CONTAINERS.mkv;
 }
@@ -127,7 +149,7 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
       height: info.height ?? video.height,
       duration: roundSec(outDuration),
       start: roundSec(start),
-      end: roundSec(p.mode === "fast" ? start + outDuration : end),
+      end: roundSec(start + outDuration),
     },
   };
 }

@@ -13,9 +13,12 @@ import { startFixtureServer } from "./fixture-server.ts";
 import { generateFixtures } from "./media.ts";
 
 export default async function setup(project: TestProject) {
-  const recipe = readFileSync(fileURLToPath(new URL("./media.ts", import.meta.url)));
-  const hash = createHash("sha256").update(recipe).digest("hex").slice(0, 12);
-  const dir = path.join(os.tmpdir(), `p6-engine-fixtures-${hash}`);
+  const hash = createHash("sha256");
+  for (const recipe of ["./media.ts", "./media-codecs.ts"]) {
+    hash.update(readFileSync(fileURLToPath(new URL(recipe, import.meta.url))));
+  }
+  const digest = hash.digest("hex").slice(0, 12);
+  const dir = path.join(os.tmpdir(), `p6-engine-fixtures-${digest}`);
   mkdirSync(dir, { recursive: true });
   const { ffmpeg } = resolveBinaries(process.env);
   await generateFixtures(ffmpeg, dir);

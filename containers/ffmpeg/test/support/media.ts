@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { generateCodecFixtures } from "./media-codecs.ts";
 
 const exec = promisify(execFile);
 
@@ -421,4 +422,5 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
     bytes.writeUInt16BE(400, entry + 4 + 24); // VisualSampleEntry width
     await writeFile(out(FIXTURES.lyingIndex), bytes);
   }
+  await generateCodecFixtures(ffmpeg, dir);
 }

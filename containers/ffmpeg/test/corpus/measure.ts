@@ -1,0 +1,295 @@
+/**
+ * Independent measurements of media files for the corpus harness: ffprobe's view of the streams, and what a
+ * player presents (decoded audio samples, decoded video frames), with the MP4 edit list honoured and ignored.
+ * Nothing here uses the engine's own code, so a result is never checked against the code that produced it.
+ */
+import { spawn } from "node:child_process";
+
+export interface Bins {
+  ffmpeg: string;
+  ffprobe: string;
+}
+
+interface Exit {
+  code: number | null;
+  stdout: Buffer;
+  bytes: number;
+  stderr: string;
+}
+
+/** Runs a binary; stdout is kept up to `keep` bytes and counted in full. */
+function run(bin: string, args: readonly string[], keep = 16 * 1024 * 1024): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let bytes = 0;
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      bytes += c.length;
+      if (kept < keep) {
+        chunks.push(c);
+        kept += c.length;
+      }
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr = (stderr + c.toString()).slice(-4000);
+    });
+    child.on("error", (err) => {
+      stderr += String(err);
+    });
+    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(chunks), bytes, stderr }));
+  });
+}
+
+export interface ProbedStream {
+  index: number;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  sample_aspect_ratio?: string;
+  pix_fmt?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  duration?: string;
+  start_time?: string;
+  channels?: number;
+  channel_layout?: string;
+  sample_rate?: string;
+  disposition?: Record<string, number>;
+  tags?: Record<string, string>;
+  side_data_list?: { rotation?: number }[];
+}
+
+export interface Probed {
+  format?: { format_name?: string; duration?: string; start_time?: string };
+  streams?: ProbedStream[];
+}
+
+/** ffprobe -show_format -show_streams; null when ffprobe cannot read the file. */
+export async function probe(bins: Bins, file: string): Promise<Probed | null> {
+  const exit = await run(bins.ffprobe, [
+    ...["-v", "error", "-of", "json", "-show_format", "-show_streams", file],
+  ]);
+  if (exit.code !== 0) return null;
+  try {
+    return JSON.parse(exit.stdout.toString()) as Probed;
+  } catch {
+    return null;
+  }
+}
+
+const num = (v: string | undefined): number | null => {
+  const n = Number(v);
+  return v !== undefined && v !== "N/A" && v !== "" && Number.isFinite(n) ? n : null;
+};
+
+export const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+export function reduceRate(rate: string | undefined): string | null {
+  const m = /^(\d+)\/(\d+)$/.exec(rate ?? "");
+  if (m === null || Number(m[1]) === 0 || Number(m[2]) === 0) return null;
+  const g = gcd(Number(m[1]), Number(m[2]));
+  return `${Number(m[1]) / g}/${Number(m[2]) / g}`;
+}
+
+export interface VideoFacts {
+  index: number;
+  codec: string;
+  /** Coded size with rotation applied (what the API reports as width/height). */
+  width: number;
+  height: number;
+  /** Width/height as shown: rotation and sample aspect ratio applied. */
+  displayAspect: number;
+  fps: string;
+  fpsValue: number;
+  hasAlpha: boolean;
+}
+
+export interface AudioFacts {
+  index: number;
+  codec: string;
+  channels: number;
+  layout: string;
+}
+
+export interface StreamsFacts {
+  formatName: string;
+  duration: number | null;
+  startTime: number;
+  video: VideoFacts | null;
+  audio: AudioFacts | null;
+}
+
+function rotation(s: ProbedStream): number {
+  const side = s.side_data_list?.find((d) => typeof d.rotation === "number")?.rotation;
+  return side ?? num(s.tags?.rotate) ?? 0;
+}
+
+export function streamsFacts(p: Probed): StreamsFacts {
+  const streams = p.streams ?? [];
+  const v = streams.find(
+    (s) => s.codec_type === "video" && (s.disposition?.attached_pic ?? 0) === 0 && (s.width ?? 0) > 0,
+  );
+  const a = streams.find((s) => s.codec_type === "audio");
+  let video: VideoFacts | null = null;
+  if (v !== undefined) {
+    const quarter = Math.abs(rotation(v)) % 180 === 90;
+    const w = v.width ?? 0;
+    const h = v.height ?? 0;
+    const sar = /^(\d+):(\d+)$/.exec(v.sample_aspect_ratio ?? "");
+    const sarValue =
+      sar !== null && Number(sar[1]) > 0 && Number(sar[2]) > 0 ? Number(sar[1]) / Number(sar[2]) : 1;
+    const aspect = (w * sarValue) / h;
+    const fps = reduceRate(v.avg_frame_rate) ?? reduceRate(v.r_frame_rate) ?? "0/1";
+    const [fn, fd] = fps.split("/").map(Number);
+    const tags = Object.entries(v.tags ?? {});
+    video = {
+      index: v.index,
+      codec: v.codec_name ?? "unknown",
+      width: quarter ? h : w,
+      height: quarter ? w : h,
+      displayAspect: quarter ? 1 / aspect : aspect,
+      fps,
+      fpsValue: (fn ?? 0) / (fd || 1),
+      hasAlpha:
+        /^(yuva|gbrap|ya\d|ayuv)|rgba|bgra|argb|abgr/.test(v.pix_fmt ?? "") ||
+        tags.some(([k, val]) => k.toLowerCase() === "alpha_mode" && val === "1"),
+    };
+  }
+  return {
+    formatName: p.format?.format_name ?? "",
+    duration: num(p.format?.duration) ?? num(v?.duration) ?? num(a?.duration),
+    startTime: num(p.format?.start_time) ?? 0,
+    video,
+    audio:
+      a === undefined
+        ? null
+        : {
+            index: a.index,
+            codec: a.codec_name ?? "unknown",
+            channels: a.channels ?? 0,
+            layout: a.channel_layout ?? "",
+          },
+  };
+}
+
+/** Demuxer options that make the MP4 demuxer ignore edit lists (what many players do). */
+const IGNORE_EDITLIST = ["-ignore_editlist", "1"];
+
+/**
+ * Seconds of audio a player presents: the samples the first audio stream decodes to (after edit lists,
+ * pre-skip and end trimming), counted at 48 kHz mono. Null when it does not decode.
+ */
+export async function audioPresented(
+  bins: Bins,
+  file: string,
+  opts: { ignoreEditlist?: boolean; stream?: number } = {},
+): Promise<number | null> {
+  const map = opts.stream === undefined ? "0:a:0" : `0:${opts.stream}`;
+  const exit = await run(
+    bins.ffmpeg,
+    [
+      ...["-v", "error", "-nostdin", ...(opts.ignoreEditlist === true ? IGNORE_EDITLIST : []), "-i", file],
+      ...["-map", map, "-ac", "1", "-ar", "48000", "-f", "s16le", "pipe:1"],
+    ],
+    0,
+  );
+  if (exit.code !== 0) return null;
+  return exit.bytes / 2 / 48000;
+}
+
+export interface VideoPresented {
+  frames: number;
+  /** From the first frame's time to the last frame's end. */
+  duration: number;
+  first: number;
+}
+
+/** The decoded frames of the first video stream (times as presented). Null when it does not decode. */
+export async function videoPresented(
+  bins: Bins,
+  file: string,
+  opts: { ignoreEditlist?: boolean; stream?: number } = {},
+): Promise<VideoPresented | null> {
+  const select = opts.stream === undefined ? "v:0" : String(opts.stream);
+  const exit = await run(bins.ffprobe, [
+    ...["-v", "error", ...(opts.ignoreEditlist === true ? IGNORE_EDITLIST : [])],
+    ...["-select_streams", select, "-show_entries", "frame=best_effort_timestamp_time,pkt_duration_time"],
+    ...["-of", "csv=p=0", file],
+  ]);
+  if (exit.code !== 0) return null;
+  const rows = exit.stdout
+    .toString()
+    .split("\n")
+    .map((l) => l.split(",").map((x) => num(x.trim())))
+    .filter((r) => r[0] !== null && r[0] !== undefined) as (number | null)[][];
+  if (rows.length === 0) return { frames: 0, duration: 0, first: 0 };
+  const times = rows.map((r) => r[0]!);
+  const first = Math.min(...times);
+  const lastRow = rows.reduce((a, b) => (b[0]! > a[0]! ? b : a));
+  const lastDur = lastRow[1] ?? (rows.length > 1 ? (Math.max(...times) - first) / (rows.length - 1) : 0);
+  return { frames: rows.length, duration: lastRow[0]! + lastDur - first, first };
+}
+
+/** Span of the packets of `stream` (no decoding): for containers that state no duration. */
+export async function packetSpan(bins: Bins, file: string, stream: number): Promise<number | null> {
+  const exit = await run(bins.ffprobe, [
+    ...["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts_time,duration_time"],
+    ...["-of", "csv=p=0", file],
+  ]);
+  if (exit.code !== 0) return null;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const line of exit.stdout.toString().split("\n")) {
+    const [pts, dur] = line.split(",").map((x) => num(x.trim()));
+    if (pts === null || pts === undefined) continue;
+    min = Math.min(min, pts);
+    max = Math.max(max, pts + (dur ?? 0));
+  }
+  return Number.isFinite(min) ? max - min : null;
+}
+
+/** Longest packet duration among the first packets of an audio stream: one audio frame. */
+export async function audioFrameSec(bins: Bins, file: string, stream: number): Promise<number> {
+  const exit = await run(bins.ffprobe, [
+    ...["-v", "error", "-select_streams", String(stream), "-read_intervals", "%+#8"],
+    ...["-show_entries", "packet=duration_time", "-of", "csv=p=0", file],
+  ]);
+  const durations = exit.stdout
+    .toString()
+    .split("\n")
+    .map((l) => num(l.trim()))
+    .filter((d): d is number => d !== null);
+  return Math.max(0.025, ...durations);
+}
+
+export const THUMB = { width: 64, height: 36 };
+
+/**
+ * The frame shown at `time` (seconds from the start as presented), as 64×36 grayscale; an image file is
+ * read as its one frame. Null when nothing decodes there.
+ */
+export async function thumbnail(bins: Bins, file: string, time: number | null): Promise<Buffer | null> {
+  const exit = await run(bins.ffmpeg, [
+    ...["-v", "error", "-nostdin", ...(time === null ? [] : ["-ss", time.toFixed(3)]), "-i", file],
+    ...["-map", "0:v:0", "-frames:v", "1", "-vf", `scale=${THUMB.width}:${THUMB.height},format=gray`],
+    ...["-f", "rawvideo", "pipe:1"],
+  ]);
+  return exit.code === 0 && exit.stdout.length === THUMB.width * THUMB.height ? exit.stdout : null;
+}
+
+/** Mean absolute difference (0–255) of two thumbnails over rows [fromRow, toRow). */
+export function thumbDiff(a: Buffer, b: Buffer, fromRow = 0, toRow = THUMB.height): number {
+  let sum = 0;
+  for (let i = fromRow * THUMB.width; i < toRow * THUMB.width; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / ((toRow - fromRow) * THUMB.width);
+}
+
+/** Whether the whole file decodes without errors (every stream). */
+export async function decodesCleanly(bins: Bins, file: string): Promise<string | null> {
+  const exit = await run(bins.ffmpeg, ["-v", "error", "-nostdin", "-i", file, "-f", "null", "-"], 0);
+  if (exit.code !== 0) return `does not decode (${exit.stderr.split("\n")[0]?.slice(0, 80)})`;
+  return null;
+}

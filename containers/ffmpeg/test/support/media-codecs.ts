@@ -1,0 +1,95 @@
+/**
+ * Generated media shaped like the real-world files that broke operations (issue 12,
+ * ../shared/notes/corpus-findings.md): one per codec/container path. Their audio is a 440 Hz tone whose
+ * amplitude grows with time (0.2 × t), so the loudness of a cut tells where in the source it comes from.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+
+export const CODEC_FIXTURES = {
+  /** H.264 (keyframes at 0 and 2 s) + AAC in MP4, 4 s. */
+  aacMp4: "ramp-av.mp4",
+  flac: "ramp.flac",
+  opus: "ramp.opus",
+  vorbis: "ramp.ogg",
+  alac: "ramp-alac.m4a",
+  mp3: "ramp.mp3",
+  /** MJPEG + unsigned 8-bit PCM in MOV (like a camera's). */
+  mjpegPcmMov: "mjpeg-pcm.mov",
+  /** H.264 + AC-3 5.1(side) in Matroska. */
+  ac3Side: "ac3-side.mkv",
+  /** H.264 in Matroska written as a live stream: no duration in the container. */
+  mkvNoDuration: "no-duration.mkv",
+} as const;
+
+/** Seconds of every fixture here. */
+export const CODEC_FIXTURE_SECONDS = 4;
+
+/** Amplitude of the ramp tone at `t` seconds (a sine's RMS is this / √2). */
+export const rampAmplitude = (t: number): number => 0.2 * t;
+
+function ramp(channels: number, layout: string, rate = 48000): string[] {
+  const one = "0.2*t*sin(2*PI*440*t)";
+  const exprs = Array.from({ length: channels }, () => one).join("|");
+  return ["-f", "lavfi", "-i", `aevalsrc=${exprs}:c=${layout}:s=${rate}:d=${CODEC_FIXTURE_SECONDS}`];
+}
+
+const video = (rate = 30, size = "320x180") => [
+  ...["-f", "lavfi", "-i", `testsrc2=size=${size}:rate=${rate}:duration=${CODEC_FIXTURE_SECONDS}`],
+];
+const H264 = [
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-pix_fmt",
+  "yuv420p",
+  "-g",
+  "60",
+  "-sc_threshold",
+  "0",
+];
+
+/** Generates the fixtures above into `dir` (skipping those already there), two at a time. */
+export async function generateCodecFixtures(ffmpeg: string, dir: string): Promise<void> {
+  const out = (name: string) => path.join(dir, name);
+  const ff = (name: string, args: string[]) => async () => {
+    await exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args, out(name)]);
+  };
+  const F = CODEC_FIXTURES;
+  const jobs: [string, () => Promise<void>][] = [
+    [
+      F.aacMp4,
+      ff(F.aacMp4, [...video(), ...ramp(2, "stereo"), ...H264, "-c:a", "aac", "-b:a", "128k", "-shortest"]),
+    ],
+    [F.flac, ff(F.flac, [...ramp(2, "stereo", 44100), "-c:a", "flac"])],
+    [F.opus, ff(F.opus, [...ramp(2, "stereo"), "-c:a", "libopus", "-b:a", "96k"])],
+    [F.vorbis, ff(F.vorbis, [...ramp(2, "stereo", 44100), "-c:a", "libvorbis", "-q:a", "4"])],
+    [F.alac, ff(F.alac, [...ramp(2, "stereo", 44100), "-c:a", "alac"])],
+    [F.mp3, ff(F.mp3, [...ramp(2, "stereo", 44100), "-c:a", "libmp3lame", "-b:a", "128k"])],
+    [
+      F.mjpegPcmMov,
+      ff(F.mjpegPcmMov, [
+        ...video(15, "160x120"),
+        ...ramp(1, "mono", 11025),
+        ...["-c:v", "mjpeg", "-q:v", "5", "-pix_fmt", "yuvj420p"],
+        ...["-c:a", "pcm_u8", "-shortest", "-f", "mov"],
+      ]),
+    ],
+    [
+      F.ac3Side,
+      ff(F.ac3Side, [...video(25, "160x120"), ...ramp(6, "5.1(side)"), ...H264, "-c:a", "ac3", "-shortest"]),
+    ],
+    [
+      F.mkvNoDuration,
+      ff(F.mkvNoDuration, [...video(25, "160x120"), ...H264, "-f", "matroska", "-live", "1"]),
+    ],
+  ];
+  const pending = jobs.filter(([name]) => !existsSync(out(name)));
+  for (let i = 0; i < pending.length; i += 2)
+    await Promise.all(pending.slice(i, i + 2).map(([, job]) => job()));
+}
