@@ -12,3 +12,17 @@ export class ImageInputError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A valid image in a coding our decoders cannot read (an arithmetic-coded JPEG, …). `what` names it for the
+ * client, with its article: "an arithmetic-coded JPEG".
+ */
+export class UnsupportedCodingError extends Error {
+  override readonly name = "UnsupportedCodingError";
+  readonly what: string;
+
+  constructor(what: string) {
+    super(`${what} is not supported`);
+    this.what = what;
+  }
+}

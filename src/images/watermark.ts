@@ -1,7 +1,8 @@
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
-import { ImageInputError } from "./errors";
+import { ImageInputError, UnsupportedCodingError } from "./errors";
 import {
+  describeUnreadable,
   type ImageFormat,
   type ImageHeader,
   MAX_IMAGE_BYTES,
@@ -84,12 +85,20 @@ function drawText(image: Rgba, text: string, fontSize: number, p: TextOptions): 
 
 function checkHeader(bytes: Uint8Array, label: string): ImageHeader {
   const header = readImageHeader(bytes);
-  if (!header)
-    throw new ImageInputError("CONTENT_TYPE_UNSUPPORTED", `The ${label} is not a PNG, JPEG or WebP file.`);
-  if (header.animated)
+  if (!header) {
+    const what = describeUnreadable(bytes);
     throw new ImageInputError(
       "CONTENT_TYPE_UNSUPPORTED",
-      `The ${label} is an animated WebP, which is not supported.`,
+      what
+        ? `The ${label} is ${what}; PNG, JPEG and WebP are supported.`
+        : `The ${label} is not a PNG, JPEG or WebP file.`,
+    );
+  }
+  if (header.animated)
+    // Refused rather than flattened to its first frame without a word.
+    throw new ImageInputError(
+      "CONTENT_TYPE_UNSUPPORTED",
+      `The ${label} is an animated ${header.format === "png" ? "PNG (APNG)" : "WebP"}; animation is not supported, only still images.`,
     );
   const pixels = header.width * header.height;
   if (pixels > MAX_IMAGE_PIXELS) {
@@ -107,7 +116,12 @@ async function decode(header: ImageHeader, bytes: Uint8Array, label: string): Pr
   let image: Rgba;
   try {
     image = await decodeImage(header.format, bytes);
-  } catch {
+  } catch (error) {
+    if (error instanceof UnsupportedCodingError)
+      throw new ImageInputError(
+        "CONTENT_TYPE_UNSUPPORTED",
+        `The ${label} is ${error.what}, which is not supported.`,
+      );
     throw new ImageInputError("CONTENT_TYPE_UNSUPPORTED", `The ${label} is truncated or cannot be decoded.`);
   }
   // The decoder must agree with the header the limits were checked against.

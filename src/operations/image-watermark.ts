@@ -56,7 +56,7 @@ export const imageWatermark = defineOperation({
   type: "image.watermark",
   summary: "Watermark an image",
   description:
-    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. A JPEG's EXIF orientation is applied first: the output (without EXIF) looks as the source does in a viewer, and width/height are the turned image's.",
+    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.",
   cost: 1,
   params: ImageWatermarkParamsSchema,
   example: {

@@ -1,0 +1,37 @@
+/** Names of the image inputs generate.ts writes in Node, shared with the workerd tests that fetch them. */
+
+export const IMAGE_FIXTURES = {
+  /** 64×32, eight 8 px wide vertical bars of COLOUR_BARS, as CMYK. */
+  cmyk: "img-cmyk.jpg",
+  /** ffmpeg's RGB24 decode of `cmyk`. */
+  cmykRgb: "img-cmyk.rgb",
+  /** 64×32 grayscale (one component) ramp. */
+  gray: "img-gray.jpg",
+} as const;
+
+export const COLOUR_BARS = [
+  [220, 30, 30],
+  [30, 180, 60],
+  [40, 60, 200],
+  [240, 220, 40],
+  [128, 128, 128],
+  [250, 250, 250],
+  [10, 10, 10],
+  [200, 120, 60],
+] as const;
+
+/** Corpus files (../shared/corpus) the image tests also run on. */
+export const CORPUS_IMAGES = [
+  "pil_sample_cmyk.jpg",
+  "testimgari.jpg",
+  "small-jpeg.jpg",
+  "hopper_gray.jpg",
+  "hopper_orientation_6.webp",
+  "apng_num_plays.png",
+  "iss634.webp",
+  "transparent.webp",
+  "rgb_trns.png",
+  "small-webp.webp",
+  "fixture-heic.heic",
+  "fixture.gif",
+] as const;
