@@ -9,7 +9,7 @@ import webpEncoder from "@jsquash/webp/codec/enc/webp_enc_simd.js";
 import WEBP_ENC_WASM from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import { defaultOptions as WEBP_DEFAULTS } from "@jsquash/webp/meta.js";
 import jpegJs from "jpeg-js";
-import { UnsupportedCodingError } from "./errors";
+import { ForEngineError, UnsupportedCodingError } from "./errors";
 import { type ImageFormat, jpegSegments } from "./header";
 import { decodePng, encodePng } from "./png";
 import type { Rgba } from "./rgba";
@@ -93,7 +93,7 @@ export async function decodeImage(format: ImageFormat, bytes: Uint8Array): Promi
   if (format === "jpeg") {
     const frame = jpegFrame(bytes);
     if (frame) checkJpegFrame(frame);
-    if (frame?.components === 4) return decodeCmykJpeg(bytes);
+    if (frame?.components === 4) return decodeCmykJpeg(bytes, frame.width * frame.height);
   }
   // Embind checks arity: the JPEG decoder takes preserveOrientation (false: pixels as stored), WebP does not.
   const image =
@@ -131,11 +131,25 @@ function hasJpegEnd(bytes: Uint8Array): boolean {
   return false;
 }
 
+/**
+ * jpeg-js holds every 8×8 block of every component as its own array: about 41 bytes per pixel of a CMYK image
+ * (88 MB and 4 s for 2.2 MP, measured in Node). Up to 1 MP fits the Worker beside everything else; larger CMYK
+ * JPEGs go to the engine, whose ffmpeg converts them the same way.
+ */
+const CMYK_IN_WORKER_MAX_PIXELS = 1_000_000;
+
 /** A JPEG's frame header: its start-of-frame marker (the coding process), sample precision and components. */
-function jpegFrame(bytes: Uint8Array): { marker: number; precision: number; components: number } | null {
+function jpegFrame(bytes: Uint8Array) {
   for (const { marker, offset } of jpegSegments(bytes)) {
     if (marker < 0xc0 || marker > 0xcf || marker === 0xc4 || marker === 0xc8 || marker === 0xcc) continue;
-    return { marker, precision: bytes[offset + 4]!, components: bytes[offset + 9]! };
+    const u16 = (o: number) => (bytes[o]! << 8) | bytes[o + 1]!;
+    return {
+      marker,
+      precision: bytes[offset + 4]!,
+      height: u16(offset + 5),
+      width: u16(offset + 7),
+      components: bytes[offset + 9]!,
+    };
   }
   return null;
 }
@@ -155,10 +169,11 @@ function checkJpegFrame({ marker, precision }: { marker: number; precision: numb
 /**
  * CMYK (and YCCK) JPEGs, which libjpeg cannot turn into RGB, through jpeg-js: Adobe's inverted CMYK (what
  * Photoshop and every other writer of CMYK JPEGs store; the APP14 marker says so) converted as browsers do
- * without a colour profile, R = (255 − C)(255 − K)/255 on the real ink values. They are rare and only the
- * small ones reach the Worker (larger go to the engine), so the slower pure-JS decoder is bounded in memory.
+ * without a colour profile, R = (255 − C)(255 − K)/255 on the real ink values. They are rare; the slower pure-JS
+ * decoder takes the small ones (CMYK_IN_WORKER_MAX_PIXELS).
  */
-function decodeCmykJpeg(bytes: Uint8Array): Rgba {
+function decodeCmykJpeg(bytes: Uint8Array, pixels: number): Rgba {
+  if (pixels > CMYK_IN_WORKER_MAX_PIXELS) throw new ForEngineError("a CMYK JPEG over 1 megapixel");
   if (
     !jpegSegmentsOf(bytes, 0xee).some((o) => String.fromCharCode(...bytes.subarray(o + 4, o + 9)) === "Adobe")
   )
@@ -167,8 +182,8 @@ function decodeCmykJpeg(bytes: Uint8Array): Rgba {
     useTArray: true,
     formatAsRGBA: true,
     tolerantDecoding: false,
-    maxResolutionInMP: 2.5,
-    maxMemoryUsageInMB: 48,
+    maxResolutionInMP: CMYK_IN_WORKER_MAX_PIXELS / 1e6,
+    maxMemoryUsageInMB: 64,
   });
   const data = new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength);
   return { data, width: image.width, height: image.height };

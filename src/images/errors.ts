@@ -26,3 +26,11 @@ export class UnsupportedCodingError extends Error {
     this.what = what;
   }
 }
+
+/**
+ * A valid image that the Worker's codecs would decode only at a cost its memory cannot take (a large CMYK
+ * JPEG, which only the pure-JS decoder reads): the caller hands the job to the media engine instead.
+ */
+export class ForEngineError extends Error {
+  override readonly name = "ForEngineError";
+}

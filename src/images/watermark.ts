@@ -1,6 +1,6 @@
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
-import { ImageInputError, UnsupportedCodingError } from "./errors";
+import { ForEngineError, ImageInputError, UnsupportedCodingError } from "./errors";
 import {
   describeUnreadable,
   type ImageFormat,
@@ -28,7 +28,8 @@ export type ImageWatermarkResult = {
  * `base` and encodes the result. Both images are checked from their headers before anything is decoded, and
  * the work is ordered so that peaks do not add up: the logo is decoded and shrunk first, then the base is
  * decoded once and blended in place, then encoded.
- * Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large).
+ * Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large), and
+ * ForEngineError for valid inputs the media engine is to watermark instead (see codecs.ts).
  */
 export async function watermarkImage(
   base: Uint8Array,
@@ -117,6 +118,7 @@ async function decode(header: ImageHeader, bytes: Uint8Array, label: string): Pr
   try {
     image = await decodeImage(header.format, bytes);
   } catch (error) {
+    if (error instanceof ForEngineError) throw error;
     if (error instanceof UnsupportedCodingError)
       throw new ImageInputError(
         "CONTENT_TYPE_UNSUPPORTED",

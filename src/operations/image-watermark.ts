@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { readFetchedMedia } from "../engine";
 import { ApiError } from "../errors/api-error";
 import {
+  ForEngineError,
   ImageInputError,
   ImageWatermarkParamsSchema,
   MAX_IMAGE_BYTES,
@@ -88,9 +89,17 @@ export const imageWatermark = defineOperation({
       : undefined;
     ctx.timing.add("fetch", performance.now() - started);
 
-    const result = await ctx.timing.measure("process", () =>
-      inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
-    );
+    let result: Awaited<ReturnType<typeof watermarkImage>>;
+    try {
+      result = await ctx.timing.measure("process", () =>
+        inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
+      );
+    } catch (error) {
+      // A valid image the Worker's codecs cannot afford (a large CMYK JPEG): the engine's job after all.
+      if (error instanceof ForEngineError)
+        return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+      throw error;
+    }
     return {
       kind: "file",
       outputKind: "image",

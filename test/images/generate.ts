@@ -17,17 +17,9 @@ const exec = promisify(execFile);
 
 export async function generateImageFixtures(ffmpeg: string, dir: string): Promise<void> {
   const out = (name: string) => path.join(dir, name);
+  await cmykBars(ffmpeg, 64, 32, out(IMAGE_FIXTURES.cmyk), out(IMAGE_FIXTURES.cmykRgb));
+  await cmykBars(ffmpeg, 1400, 1000, out(IMAGE_FIXTURES.cmykLarge), out(IMAGE_FIXTURES.cmykLargeRgb));
   const [w, h] = [64, 32];
-  const bars = Buffer.alloc(w * h * 3);
-  for (let i = 0; i < w * h; i++) bars.set(COLOUR_BARS[Math.floor((i % w) / 8)]!, i * 3);
-  const raw = { raw: { width: w, height: h, channels: 3 as const } };
-  await sharp(bars, raw).toColourspace("cmyk").jpeg({ quality: 95 }).toFile(out(IMAGE_FIXTURES.cmyk));
-  const { stdout } = await exec(
-    ffmpeg,
-    ["-v", "error", "-i", out(IMAGE_FIXTURES.cmyk), "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
-    { encoding: "buffer" },
-  );
-  await writeFile(out(IMAGE_FIXTURES.cmykRgb), stdout);
   const ramp = Buffer.alloc(w * h);
   for (let i = 0; i < w * h; i++) ramp[i] = 20 + (i % w) * 3;
   await sharp(ramp, { raw: { width: w, height: h, channels: 1 } })
@@ -40,4 +32,21 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
     const from = path.join(corpus, name);
     if (await stat(from).catch(() => null)) await copyFile(from, out(`corpus-${name}`));
   }
+}
+
+/** A CMYK JPEG of COLOUR_BARS (eight vertical bars) and ffmpeg's RGB24 decode of it. */
+async function cmykBars(ffmpeg: string, width: number, height: number, jpeg: string, rgb: string) {
+  const bars = Buffer.alloc(width * height * 3);
+  const barWidth = width / COLOUR_BARS.length;
+  for (let i = 0; i < width * height; i++) bars.set(COLOUR_BARS[Math.floor((i % width) / barWidth)]!, i * 3);
+  await sharp(bars, { raw: { width, height, channels: 3 } })
+    .toColourspace("cmyk")
+    .jpeg({ quality: 95 })
+    .toFile(jpeg);
+  const { stdout } = await exec(
+    ffmpeg,
+    ["-v", "error", "-i", jpeg, "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
+    { encoding: "buffer", maxBuffer: 1 << 26 },
+  );
+  await writeFile(rgb, stdout);
 }

@@ -5,6 +5,9 @@ export const IMAGE_FIXTURES = {
   cmyk: "img-cmyk.jpg",
   /** ffmpeg's RGB24 decode of `cmyk`. */
   cmykRgb: "img-cmyk.rgb",
+  /** 1400×1000 (1.4 MP) CMYK of COLOUR_BARS 175 px wide: over the Worker's CMYK limit, under its 2.2 MP. */
+  cmykLarge: "img-cmyk-1400x1000.jpg",
+  cmykLargeRgb: "img-cmyk-1400x1000.rgb",
   /** 64×32 grayscale (one component) ramp. */
   gray: "img-gray.jpg",
 } as const;

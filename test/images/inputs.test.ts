@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { ImageInputError } from "../../src/images/errors";
 import type { Rgba } from "../../src/images/rgba";
 import { watermarkImage } from "../../src/images/watermark";
-import { media } from "../helpers/media";
+import { newAccount } from "../helpers/api";
+import { download, media, operate } from "../helpers/media";
 import { acTL, withPngChunk } from "./exif";
 import { decodeOutput, encodeFixture, type FixtureFormat, solidLogo } from "./fixtures";
 import { COLOUR_BARS, type CORPUS_IMAGES, IMAGE_FIXTURES } from "./generated";
@@ -153,6 +154,25 @@ describe("JPEG codings", () => {
     // ffmpeg shows its top-left as (253, 13, 24).
     const [r, g, b] = pixel(image, 0, 0);
     expect(Math.abs(r! - 253) + Math.abs(g! - 13) + Math.abs(b! - 24)).toBeLessThan(8);
+  });
+
+  it("a 1.4 MP CMYK JPEG (too costly for the Worker's JS decoder) is watermarked by the engine, same colours", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const response = await operate("/v1/image/watermark", key, {
+      source_url: media(IMAGE_FIXTURES.cmykLarge),
+      params: { text: "x", opacity: 0, format: "png" },
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const result = JSON.parse(text) as { url: string; width: number; height: number };
+    expect([result.width, result.height]).toEqual([1400, 1000]);
+    const image = await decodeOutput((await download(result.url)).bytes);
+    const shown = (await served(IMAGE_FIXTURES.cmykLargeRgb))!;
+    for (let bar = 0; bar < COLOUR_BARS.length; bar++) {
+      const i = 500 * 1400 + bar * 175 + 87;
+      const got = pixel(image, bar * 175 + 87, 500).slice(0, 3);
+      expect(got, `bar ${bar}`).toEqual([...shown.subarray(i * 3, i * 3 + 3)]);
+    }
   });
 
   it.each(["png", "jpeg", "webp"] as const)("a grayscale JPEG comes back gray as %s", async (format) => {
