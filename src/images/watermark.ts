@@ -1,3 +1,4 @@
+import { readRgbProfile, withProfile } from "../../containers/ffmpeg/src/icc";
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
 import { ForEngineError, ImageInputError, UnsupportedCodingError } from "./errors";
@@ -64,7 +65,11 @@ export async function watermarkImage(
 
   const format = p.format === "same" ? baseHeader.format : p.format;
   if (format === "jpeg") flattenOnWhite(image);
-  const bytes = await encodeImage(image, format, p.quality);
+  const encoded = await encodeImage(image, format, p.quality);
+  // The base's RGB colour profile goes with its pixels (a Display P3 photo stays P3); the mark is drawn in
+  // the base's colour space as it is.
+  const profile = await readRgbProfile(baseHeader.format, base);
+  const bytes = profile ? await withProfile(format, encoded, profile) : encoded;
   return { bytes, format, contentType: `image/${format}`, width: image.width, height: image.height };
 }
 

@@ -19,6 +19,15 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
   const out = (name: string) => path.join(dir, name);
   await cmykBars(ffmpeg, 64, 32, out(IMAGE_FIXTURES.cmyk), out(IMAGE_FIXTURES.cmykRgb));
   await cmykBars(ffmpeg, 1400, 1000, out(IMAGE_FIXTURES.cmykLarge), out(IMAGE_FIXTURES.cmykLargeRgb));
+  const bars = barsOf(64, 32);
+  const raw = { raw: { width: 64, height: 32, channels: 3 as const } };
+  await sharp(bars, raw)
+    .toColourspace("cmyk")
+    .keepIccProfile()
+    .jpeg()
+    .toFile(out(IMAGE_FIXTURES.cmykWithProfile));
+  for (const format of ["png", "jpeg", "webp"] as const)
+    await sharp(bars, raw).withIccProfile("p3").toFormat(format).toFile(out(IMAGE_FIXTURES.p3[format]));
   const [w, h] = [64, 32];
   const ramp = Buffer.alloc(w * h);
   for (let i = 0; i < w * h; i++) ramp[i] = 20 + (i % w) * 3;
@@ -36,10 +45,7 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
 
 /** A CMYK JPEG of COLOUR_BARS (eight vertical bars) and ffmpeg's RGB24 decode of it. */
 async function cmykBars(ffmpeg: string, width: number, height: number, jpeg: string, rgb: string) {
-  const bars = Buffer.alloc(width * height * 3);
-  const barWidth = width / COLOUR_BARS.length;
-  for (let i = 0; i < width * height; i++) bars.set(COLOUR_BARS[Math.floor((i % width) / barWidth)]!, i * 3);
-  await sharp(bars, { raw: { width, height, channels: 3 } })
+  await sharp(barsOf(width, height), { raw: { width, height, channels: 3 } })
     .toColourspace("cmyk")
     .jpeg({ quality: 95 })
     .toFile(jpeg);
@@ -49,4 +55,12 @@ async function cmykBars(ffmpeg: string, width: number, height: number, jpeg: str
     { encoding: "buffer", maxBuffer: 1 << 26 },
   );
   await writeFile(rgb, stdout);
+}
+
+/** RGB24 pixels of COLOUR_BARS, eight vertical bars. */
+function barsOf(width: number, height: number): Buffer {
+  const bars = Buffer.alloc(width * height * 3);
+  const barWidth = width / COLOUR_BARS.length;
+  for (let i = 0; i < width * height; i++) bars.set(COLOUR_BARS[Math.floor((i % width) / barWidth)]!, i * 3);
+  return bars;
 }

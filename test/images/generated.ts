@@ -8,6 +8,10 @@ export const IMAGE_FIXTURES = {
   /** 1400×1000 (1.4 MP) CMYK of COLOUR_BARS 175 px wide: over the Worker's CMYK limit, under its 2.2 MP. */
   cmykLarge: "img-cmyk-1400x1000.jpg",
   cmykLargeRgb: "img-cmyk-1400x1000.rgb",
+  /** 64×32 COLOUR_BARS tagged with a Display P3 profile, in each format. */
+  p3: { png: "img-p3.png", jpeg: "img-p3.jpg", webp: "img-p3.webp" },
+  /** 64×32 CMYK with its CMYK profile embedded. */
+  cmykWithProfile: "img-cmyk-icc.jpg",
   /** 64×32 grayscale (one component) ramp. */
   gray: "img-gray.jpg",
 } as const;

@@ -5,6 +5,7 @@
  * or by the global setup (test/images/generate.ts); the same checks run on ../shared/corpus files when present.
  */
 import { describe, expect, it } from "vitest";
+import { readRgbProfile } from "../../containers/ffmpeg/src/icc";
 import { ImageInputError } from "../../src/images/errors";
 import type { Rgba } from "../../src/images/rgba";
 import { watermarkImage } from "../../src/images/watermark";
@@ -199,6 +200,36 @@ describe("JPEG codings", () => {
     for (const name of ["testimgari.jpg", "small-jpeg.jpg"] as const) {
       const bytes = await corpus(name);
       if (bytes) expect((await refusal(watermarkImage(bytes, { text: "x" }))).message).toMatch(/arithmetic/);
+    }
+  });
+});
+
+describe("colour profiles", () => {
+  const formats = ["png", "jpeg", "webp"] as const;
+  const cases = formats.flatMap((input) => formats.map((output) => [input, output] as const));
+
+  it.each(cases)("a Display P3 %s keeps its profile as %s", async (input, format) => {
+    const bytes = (await served(IMAGE_FIXTURES.p3[input]))!;
+    const profile = await readRgbProfile(input, bytes);
+    expect(profile?.length).toBeGreaterThan(128);
+    const out = await watermarkImage(bytes, { text: "x", format, position: "top-left" });
+    expect(await readRgbProfile(format, out.bytes)).toEqual(profile);
+    // Still a valid file of its format: it decodes to the same size, the pixel values (P3 values: sharp
+    // converted the bars into the profile's space) unchanged, to be read through the same profile.
+    const [source, image] = [await decodeOutput(bytes), await decodeOutput(out.bytes)];
+    expect([image.width, image.height]).toEqual([64, 32]);
+    for (let bar = 0; bar < 8; bar++) {
+      const [a, b] = [pixel(source, bar * 8 + 4, 28), pixel(image, bar * 8 + 4, 28)];
+      expect(Math.max(...[0, 1, 2].map((c) => Math.abs(a[c]! - b[c]!))), `bar ${bar}`).toBeLessThan(12);
+    }
+  });
+
+  it("a CMYK profile is not carried into the RGB output (its pixels were converted)", async () => {
+    const bytes = (await served(IMAGE_FIXTURES.cmykWithProfile))!;
+    for (const format of formats) {
+      const out = await watermarkImage(bytes, { text: "x", format });
+      expect(await readRgbProfile(format, out.bytes)).toBeNull();
+      expect(new TextDecoder("latin1").decode(out.bytes)).not.toMatch(/ICC_PROFILE|iCCP|ICCP/);
     }
   });
 });

@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   acTL,
@@ -372,6 +373,33 @@ describe("image.watermark", () => {
       expect(regionDiff(await rgb(file), expected, H, { x: 0, y: 0, w: H, h: W })).toBeLessThan(2);
     },
   );
+
+  const formats = ["png", "jpeg", "webp"] as const;
+  test.each(formats.flatMap((input) => formats.map((output) => [input, output] as const)))(
+    "a Display P3 %s keeps its colour profile as %s",
+    async (input, format) => {
+      const name = `p3.${input}`;
+      await sharp(fixturePath(FIXTURES.jpeg)).withIccProfile("p3").toFormat(input).toFile(fixturePath(name));
+      const { icc } = await sharp(fixturePath(name)).metadata();
+      expect(icc?.length).toBeGreaterThan(128);
+      const { file } = await watermark(media(name), { text: "x", format }, `p3-out.${format}`);
+      // Read back by libvips (sharp), an independent reader of each format's profile.
+      expect((await sharp(file).metadata()).icc).toEqual(icc);
+    },
+  );
+
+  test.each(formats)("a CMYK JPEG's CMYK profile is not carried into the RGB %s", async (format) => {
+    const name = "cmyk-profile.jpg";
+    await sharp(fixturePath(FIXTURES.jpeg))
+      .toColourspace("cmyk")
+      .keepIccProfile()
+      .jpeg()
+      .toFile(fixturePath(name));
+    expect((await sharp(fixturePath(name)).metadata()).icc).toBeDefined();
+    const { file, result } = await watermark(media(name), { text: "x", format }, `cmyk-out.${format}`);
+    expect(result).toMatchObject({ width: W, height: H });
+    expect((await sharp(file).metadata()).icc).toBeUndefined();
+  });
 
   test("nothing is left in the engine's temp directory", async () => {
     const { filesUnder } = await import("./support/engine.ts");
