@@ -7,6 +7,7 @@ import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
 import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
+import { generateImageFixtures } from "./images/generate.ts";
 import { startInspector } from "./support/inspector.ts";
 import { startResolverEngine } from "./support/resolver-engine.ts";
 import { startWebhookReceiver } from "./support/webhook-receiver.ts";
@@ -27,6 +28,7 @@ export default async function setup(project: TestProject) {
   mkdirSync(dir, { recursive: true });
   const binaries = resolveBinaries(process.env);
   await generateFixtures(binaries.ffmpeg, dir);
+  await generateImageFixtures(binaries.ffmpeg, dir);
   const fixtures = await startFixtureServer(dir);
   const engine = await startEngine({
     ENGINE_SECRET,

@@ -27,3 +27,23 @@ export class DecodeLimitError extends Error {
     this.code = code;
   }
 }
+ * A valid image in a coding our decoders cannot read (an arithmetic-coded JPEG, …). `what` names it for the
+ * client, with its article: "an arithmetic-coded JPEG".
+ */
+export class UnsupportedCodingError extends Error {
+  override readonly name = "UnsupportedCodingError";
+  readonly what: string;
+
+  constructor(what: string) {
+    super(`${what} is not supported`);
+    this.what = what;
+  }
+}
+
+/**
+ * A valid image that the Worker's codecs would decode only at a cost its memory cannot take (a large CMYK
+ * JPEG, which only the pure-JS decoder reads): the caller hands the job to the media engine instead.
+ */
+export class ForEngineError extends Error {
+  override readonly name = "ForEngineError";
+}

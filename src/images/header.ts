@@ -2,17 +2,17 @@
  * Format and dimensions from the first bytes of a PNG, JPEG or WebP, without decoding, so limits are checked
  * before any work starts. Anything else (or a header cut short) is not an image: null.
  */
-import { exifOrientation, type Orientation } from "./orientation";
+import { exifOrientation, type Orientation, tiffOrientation } from "./orientation";
 
 export type ImageFormat = "jpeg" | "png" | "webp";
 
 export type ImageHeader = {
   format: ImageFormat;
-  /** As stored; shown turned by `orientation` (JPEG EXIF; 1 for PNG and WebP). */
+  /** As stored; shown turned by `orientation` (EXIF: JPEG APP1, PNG eXIf, WebP EXIF chunk). */
   width: number;
   height: number;
   orientation: Orientation;
-  /** Animated WebP (VP8X with the animation flag). Not supported by the codecs: callers refuse it. */
+  /** APNG (acTL) or animated WebP (VP8X animation flag). Not supported by the codecs: callers refuse it. */
   animated: boolean;
 };
 
@@ -46,7 +46,18 @@ function u24le(b: Uint8Array, o: number): number {
 function readPng(b: Uint8Array): ImageHeader | null {
   // Signature, then the IHDR chunk: length 13, type, width, height.
   if (b.length < 24 || PNG_SIGNATURE.some((v, i) => b[i] !== v) || ascii(b, 12, 4) !== "IHDR") return null;
-  return { format: "png", width: u32be(b, 16), height: u32be(b, 20), orientation: 1, animated: false };
+  let orientation: Orientation = 1;
+  let animated = false;
+  // acTL (APNG) must come before the first IDAT; eXIf should (and browsers ignore one after it).
+  for (let o = 8; o + 8 <= b.length; ) {
+    const length = u32be(b, o);
+    const type = ascii(b, o + 4, 4);
+    if (type === "IDAT" || type === "IEND") break;
+    if (type === "acTL") animated = true;
+    if (type === "eXIf") orientation = tiffOrientation(b.subarray(o + 8, o + 8 + length));
+    o += 12 + length;
+  }
+  return { format: "png", width: u32be(b, 16), height: u32be(b, 20), orientation, animated };
 }
 
 /** Start-of-frame markers (baseline, extended, progressive, lossless, arithmetic); not DHT (C4), JPG (C8), DAC (CC). */
@@ -98,10 +109,12 @@ export function* jpegSegments(b: Uint8Array): Generator<{ marker: number; offset
 }
 
 function readWebp(b: Uint8Array): ImageHeader | null {
-  if (b.length < 30 || ascii(b, 0, 4) !== "RIFF" || ascii(b, 8, 4) !== "WEBP") return null;
+  // The smallest: a lossless 1×1 (26 bytes); each layout is checked for its own length below.
+  if (b.length < 25 || ascii(b, 0, 4) !== "RIFF" || ascii(b, 8, 4) !== "WEBP") return null;
   const chunk = ascii(b, 12, 4);
   const d = 20; // first chunk's payload
   if (chunk === "VP8 ") {
+    if (b.length < d + 10) return null;
     // Frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height (2 bits of scaling each).
     if (b[d + 3] !== 0x9d || b[d + 4] !== 0x01 || b[d + 5] !== 0x2a) return null;
     const width = (b[d + 6]! | (b[d + 7]! << 8)) & 0x3fff;
@@ -121,15 +134,48 @@ function readWebp(b: Uint8Array): ImageHeader | null {
     };
   }
   if (chunk === "VP8X") {
+    if (b.length < d + 10) return null;
     // Flags, 3 reserved bytes, canvas width − 1 and height − 1 as 24-bit little-endian.
     const animated = (b[d]! & 0x02) !== 0;
     return {
       format: "webp",
       width: u24le(b, d + 4) + 1,
       height: u24le(b, d + 7) + 1,
-      orientation: 1,
+      orientation: webpOrientation(b),
       animated,
     };
   }
+  return null;
+}
+
+/** The orientation in an extended WebP's EXIF chunk (a TIFF header and IFD0), 1 without one. */
+function webpOrientation(b: Uint8Array): Orientation {
+  for (let o = 12; o + 8 <= b.length; ) {
+    const size = (b[o + 4]! | (b[o + 5]! << 8) | (b[o + 6]! << 16) | (b[o + 7]! << 24)) >>> 0;
+    if (ascii(b, o, 4) === "EXIF") return tiffOrientation(b.subarray(o + 8, o + 8 + size));
+    o += 8 + size + (size & 1); // chunks are padded to an even size
+  }
+  return 1;
+}
+
+/**
+ * What a file that is not a readable PNG, JPEG or WebP is, for an error that says so: "a GIF", "a HEIF/HEIC
+ * image", …; "a WebP file whose header cannot be read" for a known signature with a broken header; null when
+ * nothing is recognised.
+ */
+export function describeUnreadable(b: Uint8Array): string | null {
+  const head = ascii(b, 0, 12);
+  if (head.startsWith("GIF8")) return "a GIF";
+  if (head.slice(4, 8) === "ftyp") {
+    const brand = head.slice(8, 12);
+    if (brand === "avif" || brand === "avis") return "an AVIF image";
+    if (/^(heic|heix|hevc|heim|heis|mif1|msf1)$/.test(brand)) return "a HEIF/HEIC image";
+    return "an MP4/QuickTime file";
+  }
+  if (head.startsWith("BM")) return "a BMP image";
+  if (head.startsWith("II*\0") || head.startsWith("MM\0*")) return "a TIFF image";
+  if (PNG_SIGNATURE.every((v, i) => b[i] === v)) return "a PNG file whose header cannot be read";
+  if (b[0] === 0xff && b[1] === 0xd8) return "a JPEG file whose header cannot be read";
+  if (head.startsWith("RIFF") && head.slice(8) === "WEBP") return "a WebP file whose header cannot be read";
   return null;
 }

@@ -1,6 +1,6 @@
 /** In-Worker image processing (image.watermark): WASM and TypeScript codecs, compositing, text marks. */
 export { POSITIONS, type Position } from "./composite";
-export { ImageInputError } from "./errors";
+export { ForEngineError, ImageInputError } from "./errors";
 export {
   type ImageFormat,
   type ImageHeader,

@@ -1,10 +1,12 @@
 /**
- * EXIF orientation (tag 0x0112) of JPEGs: cameras store the sensor's pixels and say in EXIF how to turn them.
- * Browsers and viewers apply it; our encoders write no EXIF, so the pixels are turned before the mark is drawn
- * (the mark lands where the client sees it) and the output needs no tag.
+ * EXIF orientation (tag 0x0112): cameras store the sensor's pixels and say in EXIF how to turn them, in a
+ * JPEG's APP1, a PNG's eXIf chunk or a WebP's EXIF chunk. It is applied for all three (decisions.md, "Images"):
+ * our encoders write no EXIF, so the pixels are turned before the mark is drawn (the mark lands where the
+ * client asked, on the image as it is meant to be seen) and the output needs no tag.
  */
 import {
   exifOrientation as readExifOrientation,
+  tiffOrientation as readTiffOrientation,
   shownSize,
   swapsAxes,
 } from "../../containers/ffmpeg/src/sniff";
@@ -22,6 +24,9 @@ export { shownSize };
  */
 export const exifOrientation = (payload: Uint8Array): Orientation =>
   readExifOrientation(payload) as Orientation;
+
+/** The orientation in a bare TIFF header and IFD0, as PNG eXIf and WebP EXIF chunks hold it (the engine's). */
+export const tiffOrientation = (tiff: Uint8Array): Orientation => readTiffOrientation(tiff) as Orientation;
 
 /**
  * The image as it is meant to be seen. 2–4 flip or turn it half way in place; 5–8 need a new buffer of the

@@ -1,7 +1,9 @@
+import { readRgbProfile, withProfile } from "../../containers/ffmpeg/src/icc";
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
-import { DecodeLimitError, ImageInputError } from "./errors";
+import { DecodeLimitError, ForEngineError, ImageInputError, UnsupportedCodingError } from "./errors";
 import {
+  describeUnreadable,
   type ImageFormat,
   type ImageHeader,
   MAX_IMAGE_BYTES,
@@ -27,7 +29,8 @@ export type ImageWatermarkResult = {
  * `base` and encodes the result. Both images are checked from their headers before anything is decoded, and
  * the work is ordered so that peaks do not add up: the logo is decoded and shrunk first, then the base is
  * decoded once and blended in place, then encoded.
- * Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large).
+ * Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large), and
+ * ForEngineError for valid inputs the media engine is to watermark instead (see codecs.ts).
  */
 export async function watermarkImage(
   base: Uint8Array,
@@ -62,7 +65,11 @@ export async function watermarkImage(
 
   const format = p.format === "same" ? baseHeader.format : p.format;
   if (format === "jpeg") flattenOnWhite(image);
-  const bytes = await encodeImage(image, format, p.quality);
+  const encoded = await encodeImage(image, format, p.quality);
+  // The base's RGB colour profile goes with its pixels (a Display P3 photo stays P3); the mark is drawn in
+  // the base's colour space as it is.
+  const profile = await readRgbProfile(baseHeader.format, base);
+  const bytes = profile ? await withProfile(format, encoded, profile) : encoded;
   return { bytes, format, contentType: `image/${format}`, width: image.width, height: image.height };
 }
 
@@ -84,12 +91,20 @@ function drawText(image: Rgba, text: string, fontSize: number, p: TextOptions): 
 
 function checkHeader(bytes: Uint8Array, label: string): ImageHeader {
   const header = readImageHeader(bytes);
-  if (!header)
-    throw new ImageInputError("CONTENT_TYPE_UNSUPPORTED", `The ${label} is not a PNG, JPEG or WebP file.`);
-  if (header.animated)
+  if (!header) {
+    const what = describeUnreadable(bytes);
     throw new ImageInputError(
       "CONTENT_TYPE_UNSUPPORTED",
-      `The ${label} is an animated WebP, which is not supported.`,
+      what
+        ? `The ${label} is ${what}; PNG, JPEG and WebP are supported.`
+        : `The ${label} is not a PNG, JPEG or WebP file.`,
+    );
+  }
+  if (header.animated)
+    // Refused rather than flattened to its first frame without a word.
+    throw new ImageInputError(
+      "CONTENT_TYPE_UNSUPPORTED",
+      `The ${label} is an animated ${header.format === "png" ? "PNG (APNG)" : "WebP"}; animation is not supported, only still images.`,
     );
   const pixels = header.width * header.height;
   if (pixels > MAX_IMAGE_PIXELS) {
@@ -110,6 +125,12 @@ async function decode(header: ImageHeader, bytes: Uint8Array, label: string): Pr
   } catch (error) {
     if (error instanceof DecodeLimitError)
       throw new ImageInputError(error.code, `The ${label} ${error.message}`);
+    if (error instanceof ForEngineError) throw error;
+    if (error instanceof UnsupportedCodingError)
+      throw new ImageInputError(
+        "CONTENT_TYPE_UNSUPPORTED",
+        `The ${label} is ${error.what}, which is not supported.`,
+      );
     throw new ImageInputError("CONTENT_TYPE_UNSUPPORTED", `The ${label} is truncated or cannot be decoded.`);
   }
   // The decoder must agree with the header the limits were checked against.

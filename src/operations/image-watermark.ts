@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { readFetchedMedia } from "../engine";
 import { ApiError } from "../errors/api-error";
 import {
+  ForEngineError,
   ImageInputError,
   ImageWatermarkParamsSchema,
   MAX_IMAGE_BYTES,
@@ -62,7 +63,7 @@ export const imageWatermark = defineOperation({
   operationId: "watermarkImage",
   summary: "Watermark an image",
   description:
-    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. A JPEG's EXIF orientation is applied first: the output (without EXIF) looks as the source does in a viewer, and width/height are the turned image's.",
+    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.",
   cost: 1,
   params: ImageWatermarkParamsSchema.openapi("ImageWatermarkParams"),
   example: {
@@ -107,9 +108,17 @@ export const imageWatermark = defineOperation({
     }
     ctx.timing.add("fetch", performance.now() - started);
 
-    const result = await ctx.timing.measure("process", () =>
-      inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
-    );
+    let result: Awaited<ReturnType<typeof watermarkImage>>;
+    try {
+      result = await ctx.timing.measure("process", () =>
+        inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
+      );
+    } catch (error) {
+      // A valid image the Worker's codecs cannot afford (a large CMYK JPEG): the engine's job after all.
+      if (error instanceof ForEngineError)
+        return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+      throw error;
+    }
     return {
       kind: "file",
       outputKind: "image",

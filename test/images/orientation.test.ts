@@ -1,13 +1,14 @@
 /**
- * EXIF orientation of JPEG sources (src/images/orientation.ts): read from the header, and the pixels turned
- * before the mark is drawn, so the output (which carries no EXIF) looks as the source did in a viewer.
+ * EXIF orientation (src/images/orientation.ts) of JPEG (APP1), PNG (eXIf) and WebP (EXIF chunk) sources: read
+ * from the header, and the pixels turned before the mark is drawn, so the output (which carries no EXIF) shows
+ * the image as it is meant to be seen (decisions.md, "Images", for WebP, which Chromium shows unturned).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { readImageHeader } from "../../src/images/header";
 import { applyOrientation, exifOrientation } from "../../src/images/orientation";
 import type { Rgba } from "../../src/images/rgba";
 import { watermarkImage } from "../../src/images/watermark";
-import { withExifOrientation } from "./exif";
+import { tiffWithOrientation, withExifOrientation, withPngChunk, withWebpExif } from "./exif";
 import { decodeOutput, encodeFixture, gradient } from "./fixtures";
 
 /** A 3×2 image whose pixels are numbered 1…6 in their red channel, row by row. */
@@ -151,4 +152,60 @@ describe("EXIF orientation", () => {
     expect(magenta(withMark, 150, 300, 150, 100)).toBeGreaterThan(50); // bottom-right of the 300×400 output
     expect(magenta(withMark, 0, 0, 150, 300)).toBe(0);
   });
+});
+
+describe("EXIF orientation of PNG (eXIf) and WebP (EXIF chunk)", () => {
+  const base = gradient(400, 300);
+  const turned = (format: "png" | "webp", o: number, order: "II" | "MM" = "MM") =>
+    encodeFixture(base, format).then((stored) =>
+      format === "png"
+        ? withPngChunk(stored, "eXIf", tiffWithOrientation(o, order))
+        : withWebpExif(stored, 400, 300, tiffWithOrientation(o, order)),
+    );
+
+  it.each(["png", "webp"] as const)("%s: the orientation is read in both byte orders", async (format) => {
+    for (const order of ["II", "MM"] as const) {
+      for (const o of [1, 3, 6, 8]) {
+        expect(readImageHeader(await turned(format, o, order))).toEqual({
+          format,
+          width: 400,
+          height: 300,
+          orientation: o,
+          animated: false,
+        });
+      }
+    }
+  });
+
+  it.each(["png", "webp"] as const)(
+    "%s turned a quarter: the output is turned, the mark in the corner asked for",
+    async (format) => {
+      const out = await watermarkImage(
+        await turned(format, 6),
+        {
+          watermark_url: "https://example.com/logo.png",
+          position: "top-left",
+          margin: 0,
+          scale: 0.25,
+          opacity: 1,
+          format: "png",
+        },
+        await encodeFixture({ width: 10, height: 10, data: new Uint8ClampedArray(400).fill(255) }, "png"),
+      );
+      expect([out.width, out.height]).toEqual([300, 400]);
+      const image = await decodeOutput(out.bytes);
+      const px = (x: number, y: number) => [...image.data.subarray((y * 300 + x) * 4, (y * 300 + x) * 4 + 3)];
+      // The white 75×75 mark at the top-left of the turned image, and no white at its top-right.
+      expect(px(10, 10)).toEqual([255, 255, 255]);
+      expect(px(70, 70)).toEqual([255, 255, 255]);
+      expect(Math.min(...px(290, 10))).toBeLessThan(200);
+      // Turned clockwise: the stored top-left (dark red and green) is now top-right, the stored left edge
+      // (green rising downwards) the top edge (green falling rightwards), the stored top edge (red rising
+      // rightwards) the right edge (red rising downwards).
+      expect(px(299, 5)[0]).toBeLessThan(50);
+      expect(px(299, 5)[1]).toBeLessThan(50);
+      expect(px(100, 0)[1]! - px(280, 0)[1]!).toBeGreaterThan(80);
+      expect(px(299, 390)[0]! - px(299, 100)[0]!).toBeGreaterThan(100);
+    },
+  );
 });

@@ -177,13 +177,13 @@ export async function mp4Truncation(
 
 /** What an image's header says, read before anything is decoded (decisions.md §9). */
 export interface ImageHeader {
-  /** As stored; shown turned by `orientation` (JPEG EXIF tag 0x0112, 1–8; 1 for PNG and WebP). */
+  /** As stored; shown turned by `orientation` (EXIF tag 0x0112, 1–8: JPEG APP1, PNG eXIf, WebP EXIF). */
   width: number;
   height: number;
   orientation: number;
   /** The image carries transparency (PNG alpha colour type or tRNS, WebP alpha flag). */
   alpha: boolean;
-  /** Animated WebP (not supported). */
+  /** APNG or animated WebP (not supported). */
   animated: boolean;
 }
 
@@ -228,6 +228,30 @@ export function exifOrientation(p: Uint8Array): number {
   return 1;
 }
 
+/** The orientation in a bare TIFF header and IFD0 (PNG eXIf, WebP EXIF; "Exif\0\0" in front is read too). */
+export function tiffOrientation(tiff: Uint8Array): number {
+  if (ascii(tiff, 0, 4) === "Exif") return exifOrientation(tiff);
+  const payload = new Uint8Array(6 + tiff.length);
+  payload.set([0x45, 0x78, 0x69, 0x66, 0, 0]);
+  payload.set(tiff, 6);
+  return exifOrientation(payload);
+}
+
+/** The orientation in an extended WebP's EXIF chunk, walking its chunks; 1 without one. */
+async function webpOrientation(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+): Promise<number> {
+  for (let offset = 12, chunks = 0; chunks < 64; chunks++) {
+    const chunk = await read(offset, 8);
+    if (chunk.length < 8) break;
+    const size = (chunk[4]! | (chunk[5]! << 8) | (chunk[6]! << 16) | (chunk[7]! << 24)) >>> 0;
+    if (ascii(chunk, 0, 4) === "EXIF")
+      return tiffOrientation(await read(offset + 8, Math.min(size, 64 * 1024)));
+    offset += 8 + size + (size & 1); // chunks are padded to an even size
+  }
+  return 1;
+}
+
 /**
  * Reads the header of a PNG, JPEG or WebP through `read` (bytes at an offset, fewer at the end of the file),
  * walking PNG chunks and JPEG segments as far as needed (a JPEG's frame header may follow large EXIF
@@ -245,16 +269,22 @@ export async function readImageHeader(
     if (head.length < 33 || ascii(head, 12, 4) !== "IHDR") return null;
     const colorType = head[25]!;
     let alpha = colorType === 4 || colorType === 6;
-    // A tRNS chunk (before the first IDAT) gives palette, grey or RGB images transparency.
-    for (let offset = 33, chunks = 0; !alpha && chunks < 256; chunks++) {
+    let orientation = 1;
+    let animated = false;
+    // Chunks before the first IDAT: tRNS gives palette, grey or RGB images transparency; acTL makes an APNG;
+    // eXIf holds EXIF (a bare TIFF header), whose orientation browsers apply as for JPEG.
+    for (let offset = 33, chunks = 0; chunks < 256; chunks++) {
       const chunk = await read(offset, 8);
       if (chunk.length < 8) break;
       const type = ascii(chunk, 4, 4);
+      const length = u32(chunk, 0);
       if (type === "IDAT" || type === "IEND") break;
       if (type === "tRNS") alpha = true;
-      offset += 12 + u32(chunk, 0);
+      if (type === "acTL") animated = true;
+      if (type === "eXIf") orientation = tiffOrientation(await read(offset + 8, Math.min(length, 64 * 1024)));
+      offset += 12 + length;
     }
-    return { width: u32(head, 16), height: u32(head, 20), orientation: 1, alpha, animated: false };
+    return { width: u32(head, 16), height: u32(head, 20), orientation, alpha, animated };
   }
   if (format === "webp") {
     const head = await read(0, 30);
@@ -265,7 +295,7 @@ export async function readImageHeader(
       return {
         width: 1 + (head[24]! | (head[25]! << 8) | (head[26]! << 16)),
         height: 1 + (head[27]! | (head[28]! << 8) | (head[29]! << 16)),
-        orientation: 1,
+        orientation: (flags & 0x08) !== 0 ? await webpOrientation(read) : 1,
         alpha: (flags & 0x10) !== 0,
         animated: (flags & 0x02) !== 0,
       };

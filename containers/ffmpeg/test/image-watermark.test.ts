@@ -6,8 +6,15 @@
 import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { withExifOrientation } from "../../../test/images/exif.ts";
+import {
+  acTL,
+  tiffWithOrientation,
+  withExifOrientation,
+  withPngChunk,
+  withWebpExif,
+} from "../../../test/images/exif.ts";
 import { resolveBinaries } from "../src/config.ts";
 import { traceCommands } from "../src/pipeline/ffmpeg.ts";
 import type { EngineResult } from "../src/protocol.ts";
@@ -279,6 +286,119 @@ describe("image.watermark", () => {
     );
     const got = await rgb(file);
     expect(regionDiff(got, expected, size[0]!, { x: 0, y: 0, w: size[0]!, h: size[1]! })).toBeLessThan(2);
+  });
+
+  test.each(["png", "webp"])(
+    "a 2400×1200 PNG with alpha (over the Worker's 2.2 MP) keeps its transparency as %s",
+    async (format) => {
+      // Top half transparent, bottom half opaque blue, a translucent band at y 500..549.
+      const name = "alpha-2400x1200.png";
+      await exec(resolveBinaries(process.env).ffmpeg, [
+        ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=2400x1200,format=rgba"],
+        ...["-vf", "geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(Y,500),0,if(lt(Y,550),128,255))'"],
+        ...["-frames:v", "1", fixturePath(name)],
+      ]);
+      const { result, file } = await watermark(
+        media(name),
+        {
+          watermark_url: media(FIXTURES.logo),
+          position: "top-left",
+          margin: 0,
+          scale: 0.1,
+          opacity: 1,
+          format,
+        },
+        `alpha-big.${format}`,
+      );
+      expect(result).toMatchObject({ format, width: 2400, height: 1200 });
+      const px = await rgba(file);
+      const alpha = (x: number, y: number) => px[(y * 2400 + x) * 4 + 3]!;
+      expect(alpha(1200, 200)).toBeLessThan(5); // transparent, away from the mark
+      expect(alpha(2300, 300)).toBeLessThan(5);
+      expect(alpha(1200, 900)).toBeGreaterThan(250);
+      expect(Math.abs(alpha(1200, 525) - 128)).toBeLessThan(16);
+      // The logo (240×120 at 0,0; its left half opaque red) is drawn opaque over the transparency.
+      expect(alpha(60, 60)).toBeGreaterThan(250);
+      expect(px[(60 * 2400 + 60) * 4]).toBeGreaterThan(230);
+      expect(alpha(180, 60)).toBeLessThan(5); // the logo's transparent half
+    },
+  );
+
+  test("an APNG → 415 saying animation is not supported (not flattened to its first frame)", async () => {
+    const name = "animated.png";
+    const png = await readFile(fixturePath(FIXTURES.logo));
+    await writeFile(fixturePath(name), withPngChunk(png, "acTL", acTL(2)));
+    const err = await errorOf(
+      await engine.job("image.watermark", { source_url: media(name), params: { text: "x" } }),
+    );
+    expect(err).toMatchObject({ status: 415, code: "CONTENT_TYPE_UNSUPPORTED" });
+    expect(err.message).toMatch(/animated PNG \(APNG\); animation is not supported/);
+  });
+
+  test.each(["png", "webp"])(
+    "a %s with EXIF orientation 6 (PNG eXIf, WebP EXIF chunk) comes out turned",
+    async (format) => {
+      const name = `photo-orientation-6.${format}`;
+      const stored = fixturePath(`photo-stored.${format}`);
+      await exec(resolveBinaries(process.env).ffmpeg, [
+        ...["-v", "error", "-y", "-i", fixturePath(FIXTURES.jpeg), "-frames:v", "1"],
+        ...(format === "webp" ? ["-c:v", "libwebp", "-lossless", "1"] : []),
+        stored,
+      ]);
+      const bytes = new Uint8Array(await readFile(stored));
+      const tiff = tiffWithOrientation(6);
+      await writeFile(
+        fixturePath(name),
+        format === "png" ? withPngChunk(bytes, "eXIf", tiff) : withWebpExif(bytes, W, H, tiff),
+      );
+      const { result, file } = await watermark(media(name), { text: "x", opacity: 0, format: "png" }, name);
+      expect([result.width, result.height]).toEqual([H, W]);
+      const { stdout: expected } = await exec(
+        resolveBinaries(process.env).ffmpeg,
+        [
+          "-v",
+          "error",
+          "-i",
+          stored,
+          "-vf",
+          "transpose=clock",
+          "-f",
+          "rawvideo",
+          "-pix_fmt",
+          "rgb24",
+          "pipe:1",
+        ],
+        { encoding: "buffer", maxBuffer: 1 << 26 },
+      );
+      expect(regionDiff(await rgb(file), expected, H, { x: 0, y: 0, w: H, h: W })).toBeLessThan(2);
+    },
+  );
+
+  const formats = ["png", "jpeg", "webp"] as const;
+  test.each(formats.flatMap((input) => formats.map((output) => [input, output] as const)))(
+    "a Display P3 %s keeps its colour profile as %s",
+    async (input, format) => {
+      const name = `p3.${input}`;
+      await sharp(fixturePath(FIXTURES.jpeg)).withIccProfile("p3").toFormat(input).toFile(fixturePath(name));
+      const { icc } = await sharp(fixturePath(name)).metadata();
+      expect(icc?.length).toBeGreaterThan(128);
+      const { file } = await watermark(media(name), { text: "x", format }, `p3-out.${format}`);
+      // Read back by libvips (sharp), an independent reader of each format's profile.
+      expect((await sharp(file).metadata()).icc).toEqual(icc);
+    },
+  );
+
+  test.each(formats)("a CMYK JPEG's CMYK profile is not carried into the RGB %s", async (format) => {
+    const name = "cmyk-profile.jpg";
+    await sharp(fixturePath(FIXTURES.jpeg))
+      .toColourspace("cmyk")
+      .keepIccProfile()
+      .jpeg()
+      .toFile(fixturePath(name));
+    expect((await sharp(fixturePath(name)).metadata()).icc).toBeDefined();
+    const { file, result } = await watermark(media(name), { text: "x", format }, `cmyk-out.${format}`);
+    expect(result).toMatchObject({ width: W, height: H });
+    expect((await sharp(file).metadata()).icc).toBeUndefined();
   });
 
   test("nothing is left in the engine's temp directory", async () => {

@@ -3,9 +3,10 @@
  * megapixels, up to the 16.8 MP limit). Params are exactly the Worker's (src/images/params.ts); the mark is
  * drawn by the same filtergraph as video.watermark (markGraph). Input: a PNG, JPEG or WebP whose header is
  * checked against the limits before it is decoded; output: the image in the asked format (`same` = the
- * input's), alpha kept for PNG/WebP, JPEG flattened on white.
+ * input's), alpha kept for PNG/WebP, JPEG flattened on white, the source's RGB colour profile kept.
  */
-import { stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { readRgbProfile, withProfile } from "../icc.ts";
 import { shownSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
@@ -47,7 +48,9 @@ function parse(raw: unknown): ImageWatermarkParams {
 async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
   const { alpha, orientation } = input.header;
   const { width, height } = shownSize(input.header);
-  const orient = orientFilters(orientation);
+  // The source's colour profile is written by keepProfile below (RGB ones only), not by ffmpeg, which would
+  // also carry a CMYK profile into RGB output and drops every profile from WebP.
+  const orient = `sidedata=mode=delete:type=ICC_PROFILE,${orientFilters(orientation)}`;
   const format = p.format === "same" ? input.format : p.format;
   const keepAlpha = alpha && format !== "jpeg";
   // The mark is drawn in RGB (no chroma subsampling of the whole image before the encoder's own).
@@ -72,6 +75,7 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
     ],
     { signal: ctx.signal },
   );
+  await keepProfile(input, format, out);
   const { size } = await stat(out);
   const info = await outputInfo(out, format, ctx.config.binaries.ffprobe, ctx.signal);
   ctx.setProgress(1);
@@ -81,6 +85,12 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
     contentType: container.contentType,
     result: { format, size_bytes: size, width: info.width ?? width, height: info.height ?? height },
   };
+}
+
+/** Writes the source's RGB colour profile into the output (icc.ts), as the Worker does. */
+async function keepProfile(input: ImageInput, format: "jpeg" | "png" | "webp", out: string): Promise<void> {
+  const profile = await readRgbProfile(input.format, await readFile(input.source.path));
+  if (profile) await writeFile(out, await withProfile(format, await readFile(out), profile));
 }
 
 export function imageWatermark(raw: unknown): PreparedImageJob {

@@ -241,7 +241,10 @@ export async function checkedImageHeader(
   if (header === null || header.width === 0 || header.height === 0) {
     throw unsupported(`${label} is truncated or its header cannot be read`);
   }
-  if (header.animated) throw unsupported(`${label} is an animated WebP, which is not supported`);
+  if (header.animated) {
+    const kind = format === "png" ? "PNG (APNG)" : "WebP";
+    throw unsupported(`${label} is an animated ${kind}; animation is not supported, only still images`);
+  }
   const pixels = header.width * header.height;
   if (pixels > LIMITS.maxImagePixels) {
     throw new EngineError(

@@ -1,0 +1,66 @@
+/**
+ * Image inputs the workerd tests cannot make themselves (no sharp or ffmpeg inside workerd), written by the
+ * worker project's global setup (in Node) into the directory the fixture server serves at /media/<name>:
+ * a CMYK JPEG (Adobe inverted inks, no colour profile, as sharp writes it) with the RGB a browser shows for
+ * it (ffmpeg's decode: the same naive conversion Chromium applies without a profile), and a grayscale JPEG.
+ * Also copies the few real-world files of ../shared/corpus the image tests read, when the corpus is there
+ * (as corpus-<name>; the tests skip those checks with a message otherwise). Nothing is copied into the repo.
+ */
+import { execFile } from "node:child_process";
+import { copyFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import sharp from "sharp";
+import { COLOUR_BARS, CORPUS_IMAGES, IMAGE_FIXTURES } from "./generated.ts";
+
+const exec = promisify(execFile);
+
+export async function generateImageFixtures(ffmpeg: string, dir: string): Promise<void> {
+  const out = (name: string) => path.join(dir, name);
+  await cmykBars(ffmpeg, 64, 32, out(IMAGE_FIXTURES.cmyk), out(IMAGE_FIXTURES.cmykRgb));
+  await cmykBars(ffmpeg, 1400, 1000, out(IMAGE_FIXTURES.cmykLarge), out(IMAGE_FIXTURES.cmykLargeRgb));
+  const bars = barsOf(64, 32);
+  const raw = { raw: { width: 64, height: 32, channels: 3 as const } };
+  await sharp(bars, raw)
+    .toColourspace("cmyk")
+    .keepIccProfile()
+    .jpeg()
+    .toFile(out(IMAGE_FIXTURES.cmykWithProfile));
+  for (const format of ["png", "jpeg", "webp"] as const)
+    await sharp(bars, raw).withIccProfile("p3").toFormat(format).toFile(out(IMAGE_FIXTURES.p3[format]));
+  const [w, h] = [64, 32];
+  const ramp = Buffer.alloc(w * h);
+  for (let i = 0; i < w * h; i++) ramp[i] = 20 + (i % w) * 3;
+  await sharp(ramp, { raw: { width: w, height: h, channels: 1 } })
+    .toColourspace("b-w")
+    .jpeg({ quality: 95 })
+    .toFile(out(IMAGE_FIXTURES.gray));
+
+  const corpus = path.join(import.meta.dirname, "../../../shared/corpus");
+  for (const name of CORPUS_IMAGES) {
+    const from = path.join(corpus, name);
+    if (await stat(from).catch(() => null)) await copyFile(from, out(`corpus-${name}`));
+  }
+}
+
+/** A CMYK JPEG of COLOUR_BARS (eight vertical bars) and ffmpeg's RGB24 decode of it. */
+async function cmykBars(ffmpeg: string, width: number, height: number, jpeg: string, rgb: string) {
+  await sharp(barsOf(width, height), { raw: { width, height, channels: 3 } })
+    .toColourspace("cmyk")
+    .jpeg({ quality: 95 })
+    .toFile(jpeg);
+  const { stdout } = await exec(
+    ffmpeg,
+    ["-v", "error", "-i", jpeg, "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
+    { encoding: "buffer", maxBuffer: 1 << 26 },
+  );
+  await writeFile(rgb, stdout);
+}
+
+/** RGB24 pixels of COLOUR_BARS, eight vertical bars. */
+function barsOf(width: number, height: number): Buffer {
+  const bars = Buffer.alloc(width * height * 3);
+  const barWidth = width / COLOUR_BARS.length;
+  for (let i = 0; i < width * height; i++) bars.set(COLOUR_BARS[Math.floor((i % width) / barWidth)]!, i * 3);
+  return bars;
+}

@@ -1,0 +1,44 @@
+/** Names of the image inputs generate.ts writes in Node, shared with the workerd tests that fetch them. */
+
+export const IMAGE_FIXTURES = {
+  /** 64×32, eight 8 px wide vertical bars of COLOUR_BARS, as CMYK. */
+  cmyk: "img-cmyk.jpg",
+  /** ffmpeg's RGB24 decode of `cmyk`. */
+  cmykRgb: "img-cmyk.rgb",
+  /** 1400×1000 (1.4 MP) CMYK of COLOUR_BARS 175 px wide: over the Worker's CMYK limit, under its 2.2 MP. */
+  cmykLarge: "img-cmyk-1400x1000.jpg",
+  cmykLargeRgb: "img-cmyk-1400x1000.rgb",
+  /** 64×32 COLOUR_BARS tagged with a Display P3 profile, in each format. */
+  p3: { png: "img-p3.png", jpeg: "img-p3.jpg", webp: "img-p3.webp" },
+  /** 64×32 CMYK with its CMYK profile embedded. */
+  cmykWithProfile: "img-cmyk-icc.jpg",
+  /** 64×32 grayscale (one component) ramp. */
+  gray: "img-gray.jpg",
+} as const;
+
+export const COLOUR_BARS = [
+  [220, 30, 30],
+  [30, 180, 60],
+  [40, 60, 200],
+  [240, 220, 40],
+  [128, 128, 128],
+  [250, 250, 250],
+  [10, 10, 10],
+  [200, 120, 60],
+] as const;
+
+/** Corpus files (../shared/corpus) the image tests also run on. */
+export const CORPUS_IMAGES = [
+  "pil_sample_cmyk.jpg",
+  "testimgari.jpg",
+  "small-jpeg.jpg",
+  "hopper_gray.jpg",
+  "hopper_orientation_6.webp",
+  "apng_num_plays.png",
+  "iss634.webp",
+  "transparent.webp",
+  "rgb_trns.png",
+  "small-webp.webp",
+  "fixture-heic.heic",
+  "fixture.gif",
+] as const;
