@@ -5,6 +5,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     engineSecret: string;
     engineUrl: string;
+    /** Two more engine processes with one slot and no queue, for the capacity tests. */
+    smallEngineUrls: string[];
     mediaBase: string;
     inspectorUrl: string;
     /** Loopback webhook endpoint (test/support/webhook-receiver.ts): /_script/<path>, /_received/<path>. */

@@ -112,6 +112,7 @@ const isCode = (code: unknown): code is EngineErrorCode =>
  */
 export async function readEngineError(res: Response): Promise<EngineErrorBody & { status: number }> {
   let body: Partial<EngineErrorBody> = {};
+  const jsonAnswer = (res.headers.get("content-type") ?? "").includes("application/json");
   try {
     body = (await res.json()) as Partial<EngineErrorBody>;
   } catch {
@@ -126,11 +127,15 @@ export async function readEngineError(res: Response): Promise<EngineErrorBody & 
     if (typeof body.field === "string") error.field = body.field;
     return error;
   }
-  if (res.status === 503) {
-    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "the media engine is unavailable" };
-  }
   if (res.status === 504) {
     return { status: 504, code: "PROCESSING_TIMEOUT", message: "processing took too long" };
+  }
+  // Not the engine's own answer: the Container layer's (@cloudflare/containers containerFetch answers 503 "no
+  // instance available", 429 "rate limited", 500 "Failed to start container" / "suddenly disconnected" /
+  // "Error proxying request", all as plain text). A container that cannot start or is restarting is as
+  // transient as a busy engine: SERVICE_UNAVAILABLE, never INTERNAL.
+  if (res.status === 503 || res.status === 429 || res.status === 502 || (res.status === 500 && !jsonAnswer)) {
+    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "the media engine is unavailable" };
   }
   return { status: 500, code: "INTERNAL", message: "the media engine failed" };
 }
