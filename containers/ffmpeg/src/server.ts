@@ -75,6 +75,8 @@ export async function createEngineServer(
     allowPrivate: config.allowPrivateSources,
     connectTimeoutMs: config.connectTimeoutMs,
     readTimeoutMs: config.readTimeoutMs,
+    minBytesPerSecond: config.minSourceBytesPerSecond,
+    rateWindowMs: config.sourceRateWindowMs,
     downloadAheadBytes: config.downloadAheadBytes,
     ...options.fetchPolicy,
   };
