@@ -21,6 +21,8 @@ const worker = defineProject({
           ENGINE_URL: inject("engineUrl"),
           ALLOW_PRIVATE_SOURCES: "true",
           WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",
+          // Tests share one account across concurrent calls; the capacity tests set a small share themselves.
+          ENGINE_ACCOUNT_MAX_SLOTS: "16",
         },
       },
     })),

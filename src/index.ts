@@ -6,6 +6,7 @@ import { handleTaskBatch, handleTaskDeadLetters, requeueStaleTasks, type TaskMes
 import { handleWebhookBatch, handleWebhookDeadLetters } from "./webhooks/consumer";
 
 export { KeyGate } from "./auth/key-gate";
+export { AccountSlots } from "./capacity/account-slots";
 export { MediaEngineContainer } from "./engine/container";
 export { TaskRunner } from "./tasks/runner";
 export { SignInThrottle } from "./users/throttle";

@@ -37,11 +37,28 @@ export default async function setup(project: TestProject) {
     ENGINE_QUEUE: "8",
   });
   const resolverEngine = await startResolverEngine(ENGINE_SECRET);
+  // Two small engines (one slot, no queue) that capacity tests saturate on purpose (test/engine, test/tasks).
+  const small = await Promise.all(
+    [1, 2].map(() =>
+      startEngine({
+        ENGINE_SECRET,
+        ALLOW_PRIVATE_SOURCES: "true",
+        ENGINE_SLOTS: "1",
+        ENGINE_QUEUE: "0",
+        ENGINE_WARM_PROBES: "0",
+        ENGINE_WARM_COMMANDS: "0",
+      }),
+    ),
+  );
   const inspector = await startInspector(binaries.ffprobe);
   const webhookReceiver = await startWebhookReceiver();
 
   project.provide("engineSecret", ENGINE_SECRET);
   project.provide("engineUrl", engine.url);
+  project.provide(
+    "smallEngineUrls",
+    small.map((e) => e.url),
+  );
   project.provide("mediaBase", `http://127.0.0.1:${fixtures.port}`);
   project.provide("resolverEngineUrl", resolverEngine.url);
   project.provide("inspectorUrl", inspector.url);
@@ -49,6 +66,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await engine.stop();
     await resolverEngine.close();
+    await Promise.all(small.map((e) => e.stop()));
     await fixtures.close();
     await inspector.close();
     await webhookReceiver.close();

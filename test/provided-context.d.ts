@@ -5,6 +5,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     engineSecret: string;
     engineUrl: string;
+    /** Two more engine processes with one slot and no queue, for the capacity tests. */
+    smallEngineUrls: string[];
     mediaBase: string;
     /** A production-mode engine whose DNS is test/support/resolver-engine.ts TEST_DNS. */
     resolverEngineUrl: string;

@@ -33,6 +33,15 @@ const ConfigSchema = z.object({
   ENGINE_URL: optionalString,
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  TASK_MAX_QUEUE_WAIT_SECONDS: positiveInt(3600),
+  ENGINE_INSTANCES: positiveInt(3),
+  ENGINE_SLOTS: positiveInt(2),
+  ENGINE_ACCOUNT_MAX_SLOTS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   // One wait per webhook attempt, at most 12 h (the Queues delay limit); decisions.md §12.
   WEBHOOK_RETRY_DELAYS_SECONDS: secondsList("0,10,60,600,3600").pipe(
     z.array(z.number().int().min(0).max(43_200)).length(5),
@@ -52,6 +61,18 @@ export type Config = {
   engineUrl: string | undefined;
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
+  /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
+  taskMaxQueueWaitMs: number;
+  /**
+   * Engine instances: the ENGINE_URL entries when set, else ENGINE_INSTANCES containers ("engine-0"…), which
+   * should equal wrangler.toml's containers max_instances.
+   */
+  engineInstances: number;
+  /**
+   * Engine jobs one account may have in flight at once, sync and tasks together (src/capacity). Default: half
+   * of every instance's ENGINE_SLOTS, at least 1, so one account cannot take the whole engine.
+   */
+  accountMaxSlots: number;
   /**
    * Seconds to wait before each of the 5 webhook attempts: [0] before the first (counted from the event),
    * [n] after the n-th failure. Default 0,10,60,600,3600: at once, +10 s, +1 min, +10 min, +1 h.
@@ -67,6 +88,7 @@ export function getConfig(env: Env): Config {
   const hit = cache.get(env);
   if (hit) return hit;
   const raw = ConfigSchema.parse(env);
+  const engineInstances = raw.ENGINE_URL ? engineUrls(raw.ENGINE_URL).length : raw.ENGINE_INSTANCES;
   const config: Config = {
     adminToken: raw.ADMIN_TOKEN,
     errorTypeBase: raw.ERROR_TYPE_BASE?.replace(/\/+$/, ""),
@@ -78,9 +100,21 @@ export function getConfig(env: Env): Config {
     engineSecret: raw.ENGINE_SECRET,
     engineUrl: raw.ENGINE_URL,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
+    taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
+    engineInstances,
+    accountMaxSlots:
+      raw.ENGINE_ACCOUNT_MAX_SLOTS ?? Math.max(1, Math.floor((engineInstances * raw.ENGINE_SLOTS) / 2)),
     webhookRetryDelaysSeconds: raw.WEBHOOK_RETRY_DELAYS_SECONDS,
     signupCredits: raw.SIGNUP_CREDITS,
   };
   cache.set(env, config);
   return config;
+}
+
+/** ENGINE_URL may list several engine processes, comma-separated. */
+export function engineUrls(value: string): string[] {
+  return value
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
 }

@@ -1,8 +1,10 @@
 /**
- * MediaEngine over HTTP: the same client serves `fetch` + ENGINE_URL (development, tests) and a Container
- * stub's `fetch` (production). It only builds requests, adds the shared secret and reads the engine's
- * answers; no Node APIs, so it runs in the Worker.
+ * MediaEngine over HTTP: the same client serves `fetch` + ENGINE_URL (development, tests) and Container
+ * stubs' `fetch` (production). It only picks an instance, builds requests, adds the shared secret and reads
+ * the engine's answers; no Node APIs, so it runs in the Worker.
  */
+
+import { isolateLoadBoard, type LoadBoard } from "./load.ts";
 import {
   ENGINE_ERROR_STATUS,
   type EngineErrorBody,
@@ -17,59 +19,100 @@ import {
   type MediaEngine,
 } from "./types.ts";
 
-/**
- * Sends one request to the engine. `routingKey` is the job id when the request concerns a job, so that a
- * load-balanced fetcher sends its progress and abort calls to the instance that runs it.
- */
-export type EngineFetcher = (request: Request, routingKey: string | undefined) => Promise<Response>;
+/** One engine instance: a local process (ENGINE_URL) or a Container instance by name. */
+export interface EngineTarget {
+  /** Stable across isolates: the URL, or the Container instance name ("engine-0"…). */
+  name: string;
+  /** e.g. an ENGINE_URL entry, or "http://engine" for a container (the host is not used there). */
+  baseUrl: string;
+  fetch(request: Request): Promise<Response>;
+}
 
 export interface HttpMediaEngineOptions {
-  fetcher: EngineFetcher;
-  /** e.g. ENGINE_URL, or "http://engine" for a container (the host is not used there). */
-  baseUrl: string;
+  /** The instances to spread jobs over (at least one). */
+  targets: readonly EngineTarget[];
   secret: string;
+  /** Where loads are remembered; default: one board per isolate. */
+  loads?: LoadBoard;
 }
+
+/** An engine reached by plain `fetch` at `url` (development, tests). */
+export const urlTarget = (url: string): EngineTarget => ({
+  name: url,
+  baseUrl: url.replace(/\/+$/, ""),
+  fetch: (request) => fetch(request),
+});
 
 function unavailable(message = "the media engine is unavailable"): Response {
   const body: EngineErrorBody = { code: "SERVICE_UNAVAILABLE", message };
   return new Response(JSON.stringify(body), { status: 503, headers: { "content-type": "application/json" } });
 }
 
+/**
+ * A refusal that another instance may not give: the engine at capacity (503), or the Container layer's own
+ * answers (plain text: no instance, rate limited, failed to start, disconnected; see readEngineError).
+ */
+function refusedHere(res: Response): boolean {
+  if (res.status === 503) return true;
+  const engineAnswer = (res.headers.get("content-type") ?? "").includes("application/json");
+  return !engineAnswer && (res.status === 500 || res.status === 502 || res.status === 429);
+}
+
+/**
+ * MediaEngine over HTTP, over one or more instances. A new job goes to the instance with the most free
+ * slots as last heard (X-Engine-Load on every answer), and on a refusal (503, an unreachable or unstartable
+ * instance) to the next one, so one busy instance does not fail a request while others idle. A refused job
+ * never started, so trying it elsewhere does not run it twice; its progress and abort go to the instance
+ * that took it.
+ */
 export class HttpMediaEngine implements MediaEngine {
-  private readonly fetcher: EngineFetcher;
-  private readonly base: string;
+  private readonly targets: readonly EngineTarget[];
   private readonly secret: string;
+  private readonly loads: LoadBoard;
+  /** Job id → the instance it was sent to (set when sent, so progress finds it while it runs). */
+  private readonly placed = new Map<string, EngineTarget>();
 
   constructor(options: HttpMediaEngineOptions) {
-    this.fetcher = options.fetcher;
-    this.base = options.baseUrl.replace(/\/+$/, "");
+    if (options.targets.length === 0) throw new Error("media engine: no instance to send jobs to");
+    this.targets = options.targets;
     this.secret = options.secret;
+    this.loads = options.loads ?? isolateLoadBoard;
   }
 
-  private async send(
-    method: string,
-    path: string,
-    routingKey: string | undefined,
-    body?: unknown,
-    signal?: AbortSignal,
-  ) {
+  private request(target: EngineTarget, method: string, path: string, body?: unknown, signal?: AbortSignal) {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${this.secret}` } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers = { ...init.headers, "content-type": "application/json" };
     }
     if (signal !== undefined) init.signal = signal;
-    return this.fetcher(new Request(`${this.base}${path}`, init), routingKey);
+    return new Request(`${target.baseUrl}${path}`, init);
   }
 
-  /** POSTs that carry work: a transport failure becomes a 503 answer, an abort stays an abort. */
-  private async post(path: string, routingKey: string | undefined, body: unknown, signal?: AbortSignal) {
-    try {
-      return await this.send("POST", path, routingKey, body, signal);
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      return unavailable();
+  /** POSTs that carry work, tried on each instance in turn; an abort stays an abort. */
+  private async post(path: string, jobId: string | undefined, body: unknown, signal?: AbortSignal) {
+    let message: string | undefined;
+    for (const target of this.loads.order(this.targets)) {
+      if (jobId !== undefined) this.placed.set(jobId, target);
+      let res: Response;
+      try {
+        res = await target.fetch(this.request(target, "POST", path, body, signal));
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        this.loads.refused(target.name);
+        continue;
+      }
+      if (!refusedHere(res)) {
+        this.loads.observe(target.name, res.headers);
+        return res;
+      }
+      this.loads.refused(target.name);
+      this.loads.observe(target.name, res.headers);
+      message = res.status === 503 ? (await readEngineError(res)).message : undefined;
+      await res.body?.cancel().catch(() => {});
     }
+    if (jobId !== undefined) this.placed.delete(jobId);
+    return unavailable(message);
   }
 
   run(type: EngineJobType, body: EngineJobRequest, signal?: AbortSignal): Promise<Response> {
@@ -85,8 +128,10 @@ export class HttpMediaEngine implements MediaEngine {
   }
 
   async progress(jobId: string): Promise<number | null> {
+    const target = this.placed.get(jobId) ?? (this.targets.length === 1 ? this.targets[0] : undefined);
+    if (target === undefined) return null;
     try {
-      const res = await this.send("GET", `/v1/jobs/${encodeURIComponent(jobId)}`, jobId);
+      const res = await target.fetch(this.request(target, "GET", `/v1/jobs/${encodeURIComponent(jobId)}`));
       if (!res.ok) {
         await res.body?.cancel();
         return null;
@@ -97,13 +142,21 @@ export class HttpMediaEngine implements MediaEngine {
     }
   }
 
+  /** Kills a live job on the instance that took it; not knowing which (another isolate sent it), on every one. */
   async abort(jobId: string): Promise<void> {
-    try {
-      const res = await this.send("DELETE", `/v1/jobs/${encodeURIComponent(jobId)}`, jobId);
-      await res.body?.cancel();
-    } catch {
-      // Gone already, or the engine is down: either way nothing runs any more.
-    }
+    const placed = this.placed.get(jobId);
+    await Promise.all(
+      (placed ? [placed] : this.targets).map(async (target) => {
+        try {
+          const res = await target.fetch(
+            this.request(target, "DELETE", `/v1/jobs/${encodeURIComponent(jobId)}`),
+          );
+          await res.body?.cancel();
+        } catch {
+          // Gone already, or the engine is down: either way nothing runs any more.
+        }
+      }),
+    );
   }
 }
 
@@ -117,6 +170,7 @@ const isCode = (code: unknown): code is EngineErrorCode =>
  */
 export async function readEngineError(res: Response): Promise<EngineErrorBody & { status: number }> {
   let body: Partial<EngineErrorBody> = {};
+  const jsonAnswer = (res.headers.get("content-type") ?? "").includes("application/json");
   try {
     body = (await res.json()) as Partial<EngineErrorBody>;
   } catch {
@@ -131,11 +185,15 @@ export async function readEngineError(res: Response): Promise<EngineErrorBody & 
     if (typeof body.field === "string") error.field = body.field;
     return error;
   }
-  if (res.status === 503) {
-    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "the media engine is unavailable" };
-  }
   if (res.status === 504) {
     return { status: 504, code: "PROCESSING_TIMEOUT", message: "processing took too long" };
+  }
+  // Not the engine's own answer: the Container layer's (@cloudflare/containers containerFetch answers 503 "no
+  // instance available", 429 "rate limited", 500 "Failed to start container" / "suddenly disconnected" /
+  // "Error proxying request", all as plain text). A container that cannot start or is restarting is as
+  // transient as a busy engine: SERVICE_UNAVAILABLE, never INTERNAL.
+  if (res.status === 503 || res.status === 429 || res.status === 502 || (res.status === 500 && !jsonAnswer)) {
+    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "the media engine is unavailable" };
   }
   return { status: 500, code: "INTERNAL", message: "the media engine failed" };
 }

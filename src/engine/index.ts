@@ -3,58 +3,47 @@
  * the engine as a local process), otherwise the Container binding (production).
  */
 import { getContainer } from "@cloudflare/containers";
+import { engineUrls } from "../config/config";
 import type { MediaEngineContainer } from "./container.ts";
-import { HttpMediaEngine } from "./http-engine.ts";
+import { type EngineTarget, HttpMediaEngine, urlTarget } from "./http-engine.ts";
 import type { MediaEngine } from "./types.ts";
 
 export { MediaEngineContainer } from "./container.ts";
 export {
+  type EngineTarget,
   HttpMediaEngine,
   readEngineError,
   readEngineResult,
   readEngineTiming,
   readFetchedMedia,
+  urlTarget,
 } from "./http-engine.ts";
+export { ENGINE_LOAD_HEADER, type EngineLoad, formatEngineLoad, LoadBoard, parseEngineLoad } from "./load.ts";
 export type * from "./types.ts";
 
 export interface EngineConfig {
-  /** Base URL of a running engine process (e.g. http://127.0.0.1:8788). Wins over `container`. */
+  /** Base URL(s) of running engine processes, comma-separated (e.g. http://127.0.0.1:8788). Wins over `container`. */
   engineUrl?: string | undefined;
   /** The MediaEngineContainer Durable Object namespace. */
   container?: DurableObjectNamespace<MediaEngineContainer> | undefined;
   /** ENGINE_SECRET, shared with the engine. */
   secret: string;
-  /** Container instances to spread jobs over (default 3). */
+  /** Container instances to spread jobs over, "engine-0"… (default 3, wrangler.toml's max_instances). */
   instances?: number;
 }
 
-/** Stable instance index for a routing key (FNV-1a), so a job's progress and abort reach its instance. */
-export function instanceFor(key: string, instances: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % instances;
-}
-
 export function createEngine(config: EngineConfig): MediaEngine {
-  if (config.engineUrl !== undefined && config.engineUrl !== "") {
-    return new HttpMediaEngine({
-      baseUrl: config.engineUrl,
-      secret: config.secret,
-      fetcher: (request) => fetch(request),
-    });
-  }
+  const urls = engineUrls(config.engineUrl ?? "");
+  if (urls.length > 0) return new HttpMediaEngine({ targets: urls.map(urlTarget), secret: config.secret });
   const namespace = config.container;
   if (namespace === undefined) throw new Error("media engine: set ENGINE_URL or bind MediaEngineContainer");
-  const instances = Math.max(1, config.instances ?? 3);
-  return new HttpMediaEngine({
-    baseUrl: "http://engine",
-    secret: config.secret,
-    fetcher: (request, key) => {
-      const index = key === undefined ? Math.floor(Math.random() * instances) : instanceFor(key, instances);
-      return getContainer(namespace, `engine-${index}`).fetch(request);
-    },
+  const targets = Array.from({ length: Math.max(1, config.instances ?? 3) }, (_, i): EngineTarget => {
+    const name = `engine-${i}`;
+    return {
+      name,
+      baseUrl: "http://engine",
+      fetch: (request) => getContainer(namespace, name).fetch(request),
+    };
   });
+  return new HttpMediaEngine({ targets, secret: config.secret });
 }

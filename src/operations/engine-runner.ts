@@ -1,3 +1,4 @@
+import { engineUnavailable } from "../capacity/unavailable";
 import { type EngineJobType, readEngineError, readEngineResult, readEngineTiming } from "../engine";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
@@ -34,6 +35,14 @@ export async function engineFailure(response: Response): Promise<ApiError> {
   if (error.code === "VALIDATION_INVALID_ARGUMENT" && error.field) {
     return ApiError.invalid(error.field, error.message);
   }
+  if (error.code === "SERVICE_UNAVAILABLE") {
+    // Saturated, starting, restarting or unreachable: transient, so the client is told when to come back.
+    const retryAfter = Number(response.headers.get("retry-after"));
+    return engineUnavailable(
+      Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      error.message,
+    );
+  }
   if (error.code === "AUTH_UNAUTHORIZED" || error.code === "RESOURCE_NOT_FOUND") {
     return new ApiError("INTERNAL", undefined, {
       cause: new Error(`engine answered ${error.code}: ${error.message}`),
@@ -48,7 +57,11 @@ export async function callEngine(ctx: RunContext, call: () => Promise<Response>)
     return await call();
   } catch (cause) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? cause;
-    throw new ApiError("SERVICE_UNAVAILABLE", "The media engine is unavailable; retry later.", { cause });
+    throw engineUnavailable(
+      undefined,
+      "The media engine is unavailable; retry after the delay in Retry-After.",
+      cause,
+    );
   }
 }
 

@@ -8,5 +8,10 @@ export function engineFor(env: Env, config: Config): MediaEngine {
   if (!config.engineSecret || (!config.engineUrl && !container)) {
     throw new ApiError("SERVICE_UNAVAILABLE", "The media engine is not configured on this deployment.");
   }
-  return createEngine({ engineUrl: config.engineUrl, container, secret: config.engineSecret });
+  return createEngine({
+    engineUrl: config.engineUrl,
+    container,
+    secret: config.engineSecret,
+    instances: config.engineInstances,
+  });
 }

@@ -1,3 +1,4 @@
+import { withAccountSlot } from "../capacity/slots";
 import type { Config } from "../config/config";
 import { requireCredits } from "../credits/balance";
 import { applyBalanceChange } from "../credits/ledger";
@@ -62,19 +63,22 @@ export async function executeSync(
     const engine = engineFor(svc.env, config);
     const body = await withBudget(config.syncTimeoutMs, async (signal) => {
       signal.addEventListener("abort", () => svc.waitUntil(engine.abort(req.requestId).catch(() => {})));
-      const produced = await req.operation.run(
-        {
-          env: svc.env,
-          config,
-          engine,
-          jobId: req.requestId,
-          signal,
-          timing,
-          maxSourceBytes: SYNC_MAX_SOURCE_BYTES,
-          timeoutMs: config.syncTimeoutMs,
-        },
-        req.sourceUrl,
-        req.params,
+      // The account's share of the engine (src/capacity): over it, 503 + Retry-After before any work.
+      const produced = await withAccountSlot(svc, req.accountId, req.requestId, () =>
+        req.operation.run(
+          {
+            env: svc.env,
+            config,
+            engine,
+            jobId: req.requestId,
+            signal,
+            timing,
+            maxSourceBytes: SYNC_MAX_SOURCE_BYTES,
+            timeoutMs: config.syncTimeoutMs,
+          },
+          req.sourceUrl,
+          req.params,
+        ),
       );
       const base = { id: req.requestId, type: req.operation.type };
       if (produced.kind === "data") return { result: { ...base, ...produced.data }, file: undefined };

@@ -14,13 +14,24 @@ import { type Ending, setProgress } from "./transitions";
 export const TASK_MAX_SOURCE_BYTES = 4 * 1024 * 1024 * 1024;
 const PROGRESS_EVERY_MS = 2000;
 
-export type TaskRunServices = { env: Env; config: Config; db: Db; engine: MediaEngine; signal: AbortSignal };
+/** How a run came out: an ending, or no capacity in the engine (the task waits and runs again later). */
+export type RunOutcome = Ending | { status: "wait"; reason: string };
+
+export type TaskRunServices = {
+  env: Env;
+  config: Config;
+  db: Db;
+  engine: MediaEngine;
+  signal: AbortSignal;
+  /** What is left of the processing budget (default: all of it). */
+  budgetMs?: number;
+};
 
 /**
  * Runs one task's operation within the processing budget and stores its output under the task. Returns how
  * the task should end; never throws for the task's own failures (they become `failed` with a public code).
  */
-export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<Ending> {
+export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunOutcome> {
   const operation = getOperation(task.type);
   if (!operation) return failed(task, new ApiError("INTERNAL", `Unknown task type ${task.type}.`));
   const progress = setInterval(() => {
@@ -30,7 +41,7 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<Endi
       .catch(() => {});
   }, PROGRESS_EVERY_MS);
   try {
-    const produced = await withBudget(svc.config.taskBudgetMs, (budget) => {
+    const produced = await withBudget(svc.budgetMs ?? svc.config.taskBudgetMs, (budget) => {
       const signal = AbortSignal.any([budget, svc.signal]);
       return operation.run(
         {
@@ -88,13 +99,12 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<Endi
   }
 }
 
-function failed(task: TaskRow, error: unknown): Ending {
+function failed(task: TaskRow, error: unknown): RunOutcome {
   if (error instanceof ApiError) {
-    // A lost engine mid-task is our fault, not a transient answer to retry: the task fails INTERNAL.
-    const code = error.code === "SERVICE_UNAVAILABLE" ? "INTERNAL" : error.code;
-    const message =
-      code === "INTERNAL" ? "The media engine stopped while processing the task." : error.detail;
-    return { status: "failed", code, message, requestId: task.requestId };
+    // The engine saturated, starting, restarting or unreachable is not the task's fault: it waits and runs
+    // again (the runner bounds the wait). Nothing was produced, so running it again is not running it twice.
+    if (error.code === "SERVICE_UNAVAILABLE") return { status: "wait", reason: error.detail };
+    return { status: "failed", code: error.code, message: error.detail, requestId: task.requestId };
   }
   console.error(JSON.stringify({ level: "error", task_id: task.id, error: String(error) }));
   return {

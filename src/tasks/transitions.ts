@@ -14,6 +14,19 @@ export async function markProcessing(db: Db, taskId: string, now: number): Promi
   return result.meta.changes === 1;
 }
 
+/**
+ * processing → queued: the engine had no capacity for the task (it answered 503 or could not be reached), so
+ * the task waits again, visibly queued. False when it is no longer processing (canceled meanwhile).
+ */
+export async function markQueuedAgain(db: Db, taskId: string): Promise<boolean> {
+  const result = await db
+    .update(tasks)
+    .set({ status: "queued", startedAt: null, progress: 0 })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, "processing")))
+    .run();
+  return result.meta.changes === 1;
+}
+
 export async function setProgress(db: Db, taskId: string, progress: number) {
   await db
     .update(tasks)

@@ -26,6 +26,13 @@ export interface EngineConfig {
   fontPath: string;
   connectTimeoutMs: number;
   readTimeoutMs: number;
+  /**
+   * The least a source must deliver once it answered, in bytes per second averaged over each
+   * `sourceRateWindowMs` (windows where the engine itself held the download back do not count); 0: no floor.
+   * A slower source ends the job SOURCE_UNREACHABLE, so a drip-fed source cannot hold a slot for long.
+   */
+  minSourceBytesPerSecond: number;
+  sourceRateWindowMs: number;
   /** x264 preset of re-encoding operations (watermark, accurate trim). */
   x264Preset: string;
   /** How far a source download may run ahead of what ffmpeg has asked for. */
@@ -128,6 +135,8 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     fontPath: env.FONT_PATH || defaultFont(),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
     readTimeoutMs: int(env, "ENGINE_READ_TIMEOUT_MS", 30_000, 100, 3_600_000),
+    minSourceBytesPerSecond: int(env, "ENGINE_MIN_SOURCE_BYTES_PER_SECOND", 64 * 1024, 0, 2 ** 30),
+    sourceRateWindowMs: int(env, "ENGINE_SOURCE_RATE_WINDOW_MS", 10_000, 100, 600_000),
     x264Preset: env.ENGINE_X264_PRESET || "veryfast",
     downloadAheadBytes: int(
       env,

@@ -75,6 +75,8 @@ export async function createEngineServer(
     allowPrivate: config.allowPrivateSources,
     connectTimeoutMs: config.connectTimeoutMs,
     readTimeoutMs: config.readTimeoutMs,
+    minBytesPerSecond: config.minSourceBytesPerSecond,
+    rateWindowMs: config.sourceRateWindowMs,
     downloadAheadBytes: config.downloadAheadBytes,
     ...options.fetchPolicy,
   };
@@ -176,6 +178,7 @@ export async function createEngineServer(
       release();
       for (const fn of deferred.splice(0)) fn();
       jobs.delete(job);
+      stampLoad(res);
       const timing = `fetch=${Math.round(fetched - running)};process=${Math.round(processed - fetched)}`;
       if (output.kind === "json") {
         sendJson(res, 200, output.body, { "x-engine-timing": timing });
@@ -204,11 +207,22 @@ export async function createEngineServer(
       jobs.delete(job);
     }
     // Answer failures only once the job's processes are gone and its files removed.
-    if (failure !== undefined) sendError(res, failure);
+    if (failure !== undefined) {
+      stampLoad(res);
+      sendError(res, failure);
+    }
     for (const fn of afterResponse.splice(0)) fn();
   }
 
+  /** X-Engine-Load on every answer: the Worker prefers the instance with free slots (src/engine/load.ts). */
+  const stampLoad = (res: http.ServerResponse) => {
+    if (res.headersSent) return;
+    const { busy, total, queued } = pool.stats();
+    res.setHeader("x-engine-load", `busy=${busy};slots=${total};queued=${queued}`);
+  };
+
   const routes: Handler = async (req, res) => {
+    stampLoad(res);
     const url = new URL(req.url ?? "/", "http://engine");
     const route = url.pathname;
     if (req.method === "GET" && route === "/healthz") {

@@ -9,7 +9,9 @@ import {
   readEngineResult,
   readEngineTiming,
   readFetchedMedia,
+  urlTarget,
 } from "../../../src/engine/http-engine.ts";
+import { ENGINE_LOAD_HEADER, parseEngineLoad } from "../../../src/engine/load.ts";
 import { ENGINE_ERROR_STATUS, ENGINE_JOB_TYPES, ENGINE_PROTOCOL_VERSION } from "../../../src/engine/types.ts";
 import { ERROR_STATUS, JOB_TYPES, PROTOCOL_VERSION } from "../src/protocol.ts";
 import { fixtureUrl, jobId, media, SECRET, startTestEngine, type TestEngine } from "./support/engine.ts";
@@ -19,7 +21,7 @@ let engine: TestEngine;
 let client: HttpMediaEngine;
 beforeAll(async () => {
   engine = await startTestEngine();
-  client = new HttpMediaEngine({ baseUrl: engine.url, secret: SECRET, fetcher: (req) => fetch(req) });
+  client = new HttpMediaEngine({ targets: [urlTarget(engine.url)], secret: SECRET });
 });
 afterAll(() => engine.close());
 
@@ -39,6 +41,8 @@ describe("HttpMediaEngine", () => {
       params: { width: 160 },
     });
     expect(res.status).toBe(200);
+    // Its load as of the answer (the job's slot already free), for the Worker's routing (src/engine/load.ts).
+    expect(parseEngineLoad(res.headers.get(ENGINE_LOAD_HEADER))).toEqual({ busy: 0, slots: 2, queued: 0 });
     expect(readEngineResult(res)).toMatchObject({ format: "jpeg", width: 160, height: 90 });
     expect(readEngineTiming(res)).toEqual({ fetch: expect.any(Number), process: expect.any(Number) });
     expect((await res.arrayBuffer()).byteLength).toBe(readEngineResult(res).size_bytes);
@@ -84,14 +88,10 @@ describe("HttpMediaEngine", () => {
   });
 
   test("an unreachable engine answers 503, a wrong secret reads as INTERNAL", async () => {
-    const down = new HttpMediaEngine({
-      baseUrl: "http://127.0.0.1:1",
-      secret: SECRET,
-      fetcher: (req) => fetch(req),
-    });
+    const down = new HttpMediaEngine({ targets: [urlTarget("http://127.0.0.1:1")], secret: SECRET });
     const res = await down.run("video.probe", { job_id: jobId(), source_url: media(FIXTURES.av) });
     expect(await readEngineError(res)).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
-    const wrong = new HttpMediaEngine({ baseUrl: engine.url, secret: "nope", fetcher: (req) => fetch(req) });
+    const wrong = new HttpMediaEngine({ targets: [urlTarget(engine.url)], secret: "nope" });
     expect(
       await readEngineError(
         await wrong.run("video.probe", { job_id: jobId(), source_url: media(FIXTURES.av) }),

@@ -22,6 +22,9 @@ export interface FetchPolicy extends AddressPolicy {
   connectTimeoutMs: number;
   readTimeoutMs: number;
   maxRedirects?: number;
+  /** Minimum transfer rate once the source answered, averaged over `rateWindowMs` (absent or 0: none). */
+  minBytesPerSecond?: number;
+  rateWindowMs?: number;
   /** How far a download may run ahead of what ffmpeg has asked for (default LIMITS.downloadAheadBytes). */
   downloadAheadBytes?: number;
   /** A reader this far beyond the download gets a ranged request of its own (default 8 MiB; source.ts). */
@@ -268,9 +271,51 @@ export async function openSource(
     }
     // Until a consumer attaches its own handlers, an early socket error must not crash the process.
     res.on("error", () => {});
+    enforceMinimumRate(res, policy, url, field);
     return { response: res, url, contentLength, redirects, readTimeoutMs: policy.readTimeoutMs };
   }
 }
+
+/**
+ * The rate floor: from the answer on, every `rateWindowMs` the body must have brought at least
+ * `minBytesPerSecond` × the window, or the response is destroyed with SOURCE_UNREACHABLE naming the source
+ * (its field and host). A window in which the consumer held the body back (paused it, or left its buffer full) is not the
+ * source's fault and is not judged. Counted on the socket, so watching changes nothing in how the body flows.
+ */
+function enforceMinimumRate(res: http.IncomingMessage, policy: FetchPolicy, url: URL, field: string): void {
+  const rate = policy.minBytesPerSecond ?? 0;
+  const windowMs = policy.rateWindowMs ?? 0;
+  if (rate <= 0 || windowMs <= 0) return;
+  const socket = res.socket;
+  const floor = (rate * windowMs) / 1000;
+  let counted = socket.bytesRead;
+  let heldBack = false;
+  const onPause = () => {
+    heldBack = true;
+  };
+  res.on("pause", onPause);
+  const timer = setInterval(() => {
+    const received = socket.bytesRead - counted;
+    counted = socket.bytesRead;
+    const excused = heldBack || res.isPaused() || res.readableLength >= res.readableHighWaterMark;
+    heldBack = false;
+    if (excused || received >= floor) return;
+    res.destroy(
+      new EngineError(
+        "SOURCE_UNREACHABLE",
+        `${field} (${url.host}) is too slow: ${kib(received)} in ${windowMs / 1000} s, under the minimum of ${kib(rate)}/s`,
+      ),
+    );
+  }, windowMs);
+  timer.unref();
+  res.once("close", () => {
+    clearInterval(timer);
+    res.off("pause", onPause);
+  });
+}
+
+const kib = (bytes: number) =>
+  bytes < 1024 ? `${bytes} bytes` : `${Math.round((bytes / 1024) * 10) / 10} KiB`;
 
 /** Public message of a failure while the body streams (after openSource succeeded). */
 export function classifyBodyError(err: unknown): EngineError {

@@ -48,6 +48,9 @@ export async function startTestEngine(
     fontPath: path.resolve(import.meta.dirname, "../../../../assets/fonts/DejaVuSans.ttf"),
     connectTimeoutMs: 2000,
     readTimeoutMs: 3000,
+    // Off unless a test sets it: throttled fixtures here run far below the production floor on purpose.
+    minSourceBytesPerSecond: 0,
+    sourceRateWindowMs: 10_000,
     x264Preset: "veryfast",
     downloadAheadBytes: 32 * 1024 * 1024,
     warmProbes: 3,
