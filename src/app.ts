@@ -10,6 +10,7 @@ import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerDashboard } from "./routes/dashboard";
 import { registerDocs } from "./routes/docs";
+import { registerErrorPages } from "./routes/errors";
 import { registerFileRoutes } from "./routes/files/get";
 import { registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
@@ -44,6 +45,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerFileRoutes(app);
   registerDocs(app);
+  registerErrorPages(app);
   registerDashboard(app);
   return app;
 }
