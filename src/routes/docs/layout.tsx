@@ -26,6 +26,7 @@ th, td { text-align: left; vertical-align: top; border-top: 1px solid var(--line
 .muted { color: var(--muted); } .req { color: #b3261e; font-size: .8rem; font-weight: 600; }
 ul.fields { list-style: none; margin: .3rem 0; padding-left: .9rem; border-left: 2px solid var(--line); }
 ul.fields > li { margin: .45rem 0; }
+ul.fields p, details p { margin: .15rem 0; font-size: .94rem; }
 .facts { font-size: .85rem; color: var(--muted); }
 details { margin: .4rem 0; } summary { cursor: pointer; }
 .status { font-weight: 700; font-family: ui-monospace, monospace; }

@@ -98,8 +98,7 @@ function Operation({ op }: { op: OperationView }) {
   return (
     <section class="op" id={op.anchor}>
       <div class="op-head">
-        <span class={`method method-${op.method.toLowerCase()}`}>{op.method}</span>
-        <code>{op.path}</code>
+        <span class={`method method-${op.method.toLowerCase()}`}>{op.method}</span> <code>{op.path}</code>
       </div>
       <h3>{op.summary}</h3>
       <div class="facts">
