@@ -129,7 +129,10 @@ const PLACEHOLDER: Record<string, unknown> = {
   null: null,
 };
 
-/** An example value: the schema's own example, else one built from required properties and defaults. */
+/**
+ * An example value: the schema's own example, else one built from its required properties (and constant ones,
+ * such as a union's discriminator) and defaults.
+ */
 export function exampleOf(doc: Document, input: Schema, depth = 0): unknown {
   const schema = merged(doc, resolveRef<Schema>(doc, input));
   const own = schema.example ?? schema.examples?.[0] ?? schema.const ?? schema.enum?.[0];
@@ -141,7 +144,9 @@ export function exampleOf(doc: Document, input: Schema, depth = 0): unknown {
     const required = new Set(schema.required ?? []);
     return Object.fromEntries(
       Object.entries(schema.properties)
-        .filter(([name]) => required.has(name))
+        .filter(
+          ([name, property]) => required.has(name) || resolveRef<Schema>(doc, property).const !== undefined,
+        )
         .map(([name, property]) => [name, exampleOf(doc, property, depth + 1)]),
     );
   }

@@ -8,12 +8,14 @@ const TERMINAL = new Set<string>(["succeeded", "failed", "canceled"]);
 
 /** An error answer of the API, with its RFC 9457 body. */
 export class P6ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
+  readonly status: number;
+  readonly problem: Problem;
+
+  constructor(status: number, problem: Problem) {
     super(`${status} ${problem.code}: ${problem.detail ?? problem.title}`);
     this.name = "P6ApiError";
+    this.status = status;
+    this.problem = problem;
   }
 }
 

@@ -2030,13 +2030,13 @@ export interface components {
          * @default #FFFFFF
          * @example #FFFFFFCC
          */
-        color: string;
+        color?: string;
         /**
          * @description Where the mark goes.
          * @default bottom-right
          * @enum {string}
          */
-        position:
+        position?:
           | "top-left"
           | "top"
           | "top-right"
@@ -2051,31 +2051,31 @@ export interface components {
          * @default 16
          * @example 16
          */
-        margin: number;
+        margin?: number;
         /**
          * @description 0 (invisible) to 1.
          * @default 0.5
          * @example 0.5
          */
-        opacity: number;
+        opacity?: number;
         /**
          * @description Logo width as a fraction of the image width, aspect kept (logos only).
          * @default 0.2
          * @example 0.2
          */
-        scale: number;
+        scale?: number;
         /**
          * @description Output format; same keeps the input's. JPEG output is flattened on white.
          * @default same
          * @enum {string}
          */
-        format: "same" | "jpeg" | "png" | "webp";
+        format?: "same" | "jpeg" | "png" | "webp";
         /**
          * @description JPEG and WebP quality.
          * @default 85
          * @example 85
          */
-        quality: number;
+        quality?: number;
       };
     };
     VideoWatermarkResult: {
@@ -2210,7 +2210,7 @@ export interface components {
        * @description Operation parameters (decisions.md §4).
        * @default {}
        */
-      params: {
+      params?: {
         /** @description Second of the frame; default 1 s, or the middle of videos shorter than 2 s. */
         time?: number;
         /**
@@ -2390,7 +2390,7 @@ export interface components {
        * @description Operation parameters (decisions.md §4).
        * @default {}
        */
-      params: {
+      params?: {
         /**
          * @description Default mp3; original copies the stream.
          * @enum {string}
@@ -2441,7 +2441,7 @@ export interface components {
        * @description Operation parameters (decisions.md §4).
        * @default {}
        */
-      params: Record<string, never>;
+      params?: Record<string, never>;
     };
     AdminCreatedAccount: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
