@@ -74,6 +74,11 @@ const browser = defineProject({
   },
 });
 
+/** The TypeScript client (clients/typescript) on its own: Node, against loopback servers. */
+const client = defineProject({
+  test: { name: "client", environment: "node", include: ["clients/typescript/test/**/*.test.ts"] },
+});
+
 export default defineConfig({
-  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts] },
+  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts, client] },
 });

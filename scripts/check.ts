@@ -1,7 +1,7 @@
 /**
  * npm run check: everything that must hold before a commit lands, in order:
- * generated Env types up to date, type check (Worker, Node scripts and tests, engine), lint/format, and a
- * wrangler deploy --dry-run build.
+ * generated Env types up to date, type check (Worker, Node scripts and tests, client, engine), the client's
+ * generated types current, lint/format, and a wrangler deploy --dry-run build.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,6 +15,12 @@ const steps: [string, string, string[]][] = [
   ["Env types are current", bin("wrangler"), ["types", "--strict-vars=false", "--check"]],
   ["type check: Worker and its tests", bin("tsc"), ["-p", "tsconfig.json"]],
   ["type check: scripts, bench, e2e", bin("tsc"), ["-p", "tsconfig.node.json"]],
+  ["type check: TypeScript client", bin("tsc"), ["-p", "clients/typescript/tsconfig.json"]],
+  [
+    "TypeScript client generated from the current OpenAPI document",
+    process.execPath,
+    ["clients/typescript/scripts/generate.ts", "--check"],
+  ],
   ["lint and format", bin("biome"), ["check", "--max-diagnostics=20", "."]],
   [
     "build (wrangler deploy --dry-run; the container image needs Docker and is built at deploy)",

@@ -12,6 +12,7 @@ import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
 import { registerDashboard } from "./routes/dashboard";
 import { registerDocs } from "./routes/docs";
+import { registerErrorPages } from "./routes/errors";
 import { registerFileRoutes } from "./routes/files/get";
 import { registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
@@ -48,6 +49,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerFileRoutes(app);
   registerDocs(app);
+  registerErrorPages(app);
   registerDashboard(app);
   registerConsole(app);
   return app;

@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { contractClient } from "./client.ts";
 import { ffprobeBytes, serveFixtures } from "./media.ts";
 
 const { dir, base } = inject("e2e");
 let fixtures: Awaited<ReturnType<typeof serveFixtures>>;
-let key: string;
+let api: Awaited<ReturnType<typeof contractClient>>;
 
 function admin(...args: string[]) {
   return JSON.parse(
@@ -19,37 +20,34 @@ function admin(...args: string[]) {
 beforeAll(async () => {
   fixtures = await serveFixtures();
   const account = admin("accounts", "create", "--name", "e2e-ops", "--credits", "100") as { id: string };
-  key = (admin("keys", "create", account.id, "--name", "e2e") as { key: string }).key;
+  const key = (admin("keys", "create", account.id, "--name", "e2e") as { key: string }).key;
+  api = await contractClient(base, key);
 });
 afterAll(() => fixtures?.close());
 
-async function operate(path: string, body: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${key}`,
-      "Content-Type": "application/json",
-      "Idempotency-Key": `e2e-${path}`,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(response.status, text).toBe(200);
-  return JSON.parse(text) as Record<string, unknown> & { url: string };
+/** The client's result of an operation: 200, with the key the client generated. */
+function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  expect(result.response.status, JSON.stringify(result.error)).toBe(200);
+  expect(result.response.headers.get("idempotent-replayed")).toBeNull();
+  return result.data!;
 }
 
 async function downloadAndProbe(url: string) {
-  const response = await fetch(url);
+  const response = await api.download(url);
   expect(response.status).toBe(200);
   return ffprobeBytes(await response.arrayBuffer());
 }
 
 describe("the seven synchronous routes against npm run dev, with a key made by the admin CLI", () => {
   it("image watermark", async () => {
-    const result = await operate("/v1/image/watermark", {
-      source_url: fixtures.media("photo.jpg"),
-      params: { watermark_url: fixtures.media("logo.png"), format: "png" },
-    });
+    const result = ok(
+      await api.client.POST("/v1/image/watermark", {
+        body: {
+          source_url: fixtures.media("photo.jpg"),
+          params: { watermark_url: fixtures.media("logo.png"), format: "png" },
+        },
+      }),
+    );
     const probed = await downloadAndProbe(result.url);
     expect(probed.streams[0]).toMatchObject({
       codec_name: "png",
@@ -59,20 +57,28 @@ describe("the seven synchronous routes against npm run dev, with a key made by t
   });
 
   it("video watermark", async () => {
-    const result = await operate("/v1/video/watermark", {
-      source_url: fixtures.media("short.mp4"),
-      params: { text: "e2e" },
-    });
+    const result = ok(
+      await api.client.POST("/v1/video/watermark", {
+        body: {
+          source_url: fixtures.media("short.mp4"),
+          params: { text: "e2e" },
+        },
+      }),
+    );
     expect(
       (await downloadAndProbe(result.url)).streams.find((s) => s.codec_type === "video")?.codec_name,
     ).toBe("h264");
   });
 
   it("extract cover", async () => {
-    const result = await operate("/v1/video/extract-cover", {
-      source_url: fixtures.media("av.mp4"),
-      params: { width: 320 },
-    });
+    const result = ok(
+      await api.client.POST("/v1/video/extract-cover", {
+        body: {
+          source_url: fixtures.media("av.mp4"),
+          params: { width: 320 },
+        },
+      }),
+    );
     expect((await downloadAndProbe(result.url)).streams[0]).toMatchObject({
       codec_name: "mjpeg",
       width: 320,
@@ -81,29 +87,45 @@ describe("the seven synchronous routes against npm run dev, with a key made by t
   });
 
   it("video trim", async () => {
-    const result = await operate("/v1/video/trim", {
-      source_url: fixtures.media("av.mp4"),
-      params: { start: 1, duration: 2 },
-    });
+    const result = ok(
+      await api.client.POST("/v1/video/trim", {
+        body: {
+          source_url: fixtures.media("av.mp4"),
+          params: { start: 1, duration: 2 },
+        },
+      }),
+    );
     expect(Number((await downloadAndProbe(result.url)).format.duration)).toBeCloseTo(2, 0);
   });
 
   it("audio trim", async () => {
-    const result = await operate("/v1/audio/trim", {
-      source_url: fixtures.media("audio.mp3"),
-      params: { start: 0, end: 1 },
-    });
+    const result = ok(
+      await api.client.POST("/v1/audio/trim", {
+        body: {
+          source_url: fixtures.media("audio.mp3"),
+          params: { start: 0, end: 1 },
+        },
+      }),
+    );
     expect(Number((await downloadAndProbe(result.url)).format.duration)).toBeCloseTo(1, 0);
   });
 
   it("extract audio", async () => {
-    const result = await operate("/v1/video/extract-audio", { source_url: fixtures.media("av.mp4") });
+    const result = ok(
+      await api.client.POST("/v1/video/extract-audio", {
+        body: { source_url: fixtures.media("av.mp4") },
+      }),
+    );
     expect(result.duration).toBeCloseTo(6, 0);
     expect((await downloadAndProbe(result.url)).streams[0]?.codec_name).toBe("mp3");
   });
 
   it("probe", async () => {
-    const result = await operate("/v1/video/probe", { source_url: fixtures.media("av.mp4") });
+    const result = ok(
+      await api.client.POST("/v1/video/probe", {
+        body: { source_url: fixtures.media("av.mp4") },
+      }),
+    );
     expect(result).toMatchObject({
       type: "video.probe",
       codec: "h264",
@@ -112,5 +134,22 @@ describe("the seven synchronous routes against npm run dev, with a key made by t
       width: 640,
       height: 360,
     });
+  });
+
+  it("a repeated Idempotency-Key replays the stored result", async () => {
+    const request = {
+      body: { source_url: fixtures.media("av.mp4") },
+      headers: { "Idempotency-Key": "e2e-probe-replay" },
+    };
+    const first = ok(await api.client.POST("/v1/video/probe", request));
+    const again = await api.client.POST("/v1/video/probe", request);
+    expect(again.response.status).toBe(200);
+    expect(again.response.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.data).toEqual(first);
+  });
+
+  it("every response matched the OpenAPI document", () => {
+    expect(api.contract.checked()).toBeGreaterThanOrEqual(15);
+    expect(api.failures()).toEqual([]);
   });
 });

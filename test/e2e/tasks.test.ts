@@ -2,10 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { verifyWebhook, waitForTask } from "../../clients/typescript/src/index.ts";
+import { contractClient } from "./client.ts";
 import { ffprobeBytes, serveFixtures } from "./media.ts";
 
 const { base, apiKey, webhookSecret } = inject("e2e");
 let fixtures: Awaited<ReturnType<typeof serveFixtures>>;
+let api: Awaited<ReturnType<typeof contractClient>>;
 const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 const receiver = http.createServer((req, res) => {
   let body = "";
@@ -20,6 +23,7 @@ const receiver = http.createServer((req, res) => {
 
 beforeAll(async () => {
   fixtures = await serveFixtures();
+  api = await contractClient(base, apiKey);
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 });
 afterAll(() => {
@@ -27,52 +31,68 @@ afterAll(() => {
   receiver.close();
 });
 
-describe("an asynchronous task against npm run dev", () => {
+describe("an asynchronous task against npm run dev, through the TypeScript client", () => {
   it("a video.trim task with a webhook: succeeded, a verified completed delivery, a valid trimmed output", async () => {
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const response = await fetch(`${base}/v1/tasks`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
-      body: JSON.stringify({
+    const created = await api.client.POST("/v1/tasks", {
+      body: {
         type: "video.trim",
         source_url: fixtures.media("av.mp4"),
         params: { start: 2, duration: 3 },
         webhook: hook,
-      }),
+      },
     });
-    expect(response.status).toBe(201);
-    const { id } = (await response.json()) as { id: string };
+    expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+    const id = created.data!.id;
+    expect(created.response.headers.get("location")).toBe(created.data!.urls.get);
+
+    const task = await waitForTask(api.client, id, { intervalMs: 200, timeoutMs: 60_000 });
+    expect(task.status).toBe("succeeded");
 
     const deadline = Date.now() + 60_000;
     while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(received).toHaveLength(1);
     const delivery = received[0]!;
-    expect(delivery.headers["x-webhook-event"]).toBe("completed");
     expect(delivery.headers["webhook-id"]).toMatch(/^msg_/);
-    const payload = new Webhook(webhookSecret).verify(delivery.body, {
-      "webhook-id": String(delivery.headers["webhook-id"]),
-      "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
-      "webhook-signature": String(delivery.headers["webhook-signature"]),
-    }) as {
-      id: string;
-      status: string;
-      outputs: { kind: string; url: string }[];
-      urls: { get: string; cancel: string };
-    };
-    expect(payload).toMatchObject({ id, status: "succeeded" });
-    expect(payload.urls.cancel).toBe(`${payload.urls.get}/cancel`);
+    const verified = verifyWebhook(webhookSecret, delivery.body, delivery.headers);
+    expect(verified).toMatchObject({ event: "completed", task: { id, status: "succeeded" } });
+    // The published reference verifier agrees with the client's.
+    expect(
+      new Webhook(webhookSecret).verify(delivery.body, {
+        "webhook-id": String(delivery.headers["webhook-id"]),
+        "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
+        "webhook-signature": String(delivery.headers["webhook-signature"]),
+      }),
+    ).toEqual(verified.task);
+    expect(() => verifyWebhook(webhookSecret, `${delivery.body} `, delivery.headers)).toThrow();
+    // Validated against the document's webhook, once the document declares one.
+    api.contract.checkWebhookBody("completed", verified.task);
+    expect(verified.task.urls.cancel).toBe(`${verified.task.urls.get}/cancel`);
 
-    const task = (await (
-      await fetch(`${base}/v1/tasks/${id}`, { headers: { Authorization: `Bearer ${apiKey}` } })
-    ).json()) as {
-      status: string;
-      outputs: { url: string }[];
-    };
-    expect(task.status).toBe("succeeded");
-    const file = await fetch(payload.outputs[0]!.url);
+    const file = await api.download(task.outputs[0]!.url);
     expect(file.status).toBe(200);
     const probed = await ffprobeBytes(await file.arrayBuffer());
     expect(Number(probed.format.duration)).toBeCloseTo(3, 0);
     expect(probed.streams.find((s) => s.codec_type === "video")?.codec_name).toBe("h264");
+  });
+
+  it("lists, reads and (too late) cancels the task", async () => {
+    const list = await api.client.GET("/v1/tasks", { params: { query: { limit: 5 } } });
+    expect(list.response.status).toBe(200);
+    const id = list.data!.results[0]!.id;
+    const got = await api.client.GET("/v1/tasks/{id}", { params: { path: { id } } });
+    expect(got.data?.status).toBe("succeeded");
+    const cancel = await api.client.POST("/v1/tasks/{id}/cancel", { params: { path: { id } } });
+    expect(cancel.response.status).toBe(409);
+    expect(cancel.error?.code).toBe("RESOURCE_CONFLICT");
+    const missing = await api.client.GET("/v1/tasks/{id}", {
+      params: { path: { id: "01JD5Z8X4QK3M7R2T9V6W1Y0AB" } },
+    });
+    expect(missing.response.status).toBe(404);
+  });
+
+  it("every response matched the OpenAPI document", () => {
+    expect(api.contract.checked()).toBeGreaterThanOrEqual(6);
+    expect(api.failures()).toEqual([]);
   });
 });

@@ -1,0 +1,160 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { createP6Client, retryAfterMs, verifyWebhook, waitForTask } from "../src/index.ts";
+
+/** A loopback server scripted per test: each request gets the next answer (the last one repeats). */
+async function scripted(answers: ((req: IncomingMessage, res: ServerResponse) => void)[]) {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    req.resume();
+    req.on("end", () => answers[Math.min(seen.length - 1, answers.length - 1)]!(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { seen, client: createP6Client({ baseUrl, apiKey: "p6_test:secret", retry: { baseDelayMs: 1 } }) };
+}
+const servers: ReturnType<typeof createServer>[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (_: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(status, {
+      "Content-Type": status < 400 ? "application/json" : "application/problem+json",
+      ...headers,
+    });
+    res.end(JSON.stringify(body));
+  };
+const problem = (status: number, code: string) => ({ type: "t", title: "x", status, code });
+const task = (status: string) => ({ id: "01JD5Z8X4QK3M7R2T9V6W1Y0AB", status, outputs: [] });
+
+describe("createP6Client", () => {
+  it("sends the key, a generated Idempotency-Key on a synchronous operation, and keeps it across 429 retries", async () => {
+    const { seen, client } = await scripted([
+      json(429, problem(429, "RATE_LIMIT_EXCEEDED"), { "Retry-After": "0" }),
+      json(429, problem(429, "RATE_LIMIT_EXCEEDED"), { "Retry-After": "0" }),
+      json(200, { id: "r1" }),
+    ]);
+    const result = await client.POST("/v1/video/probe", {
+      body: { source_url: "https://example.com/a.mp4" },
+    });
+    expect(result.response.status).toBe(200);
+    expect(seen).toHaveLength(3);
+    expect(seen[0]!.headers.authorization).toBe("Bearer p6_test:secret");
+    const keys = seen.map((req) => req.headers["idempotency-key"]);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it("keeps a caller's Idempotency-Key and generates none for task creation", async () => {
+    const { seen, client } = await scripted([json(200, { id: "r1" })]);
+    await client.POST("/v1/video/probe", {
+      body: { source_url: "https://example.com/a.mp4" },
+      headers: { "Idempotency-Key": "mine" },
+    });
+    await client.POST("/v1/tasks", {
+      body: { type: "video.probe", source_url: "https://example.com/a.mp4" },
+    });
+    expect(seen.map((req) => req.headers["idempotency-key"])).toEqual(["mine", undefined]);
+  });
+
+  it("retries a 503 only when repeating cannot do the work twice", async () => {
+    const unavailable = json(503, problem(503, "SERVICE_UNAVAILABLE"));
+    const keyed = await scripted([unavailable, json(200, { id: "r1" })]);
+    expect(
+      (await keyed.client.POST("/v1/video/probe", { body: { source_url: "https://e.com/a" } })).response
+        .status,
+    ).toBe(200);
+    const unkeyed = await scripted([unavailable, json(201, task("queued"))]);
+    const created = await unkeyed.client.POST("/v1/tasks", {
+      body: { type: "video.probe", source_url: "https://e.com/a" },
+    });
+    expect(created.response.status).toBe(503);
+    expect(unkeyed.seen).toHaveLength(1);
+  });
+
+  it("gives up at 3 retries, and returns at once when Retry-After is longer than it waits", async () => {
+    const limited = await scripted([json(429, problem(429, "RATE_LIMIT_EXCEEDED"), { "Retry-After": "0" })]);
+    expect((await limited.client.GET("/v1/tasks")).response.status).toBe(429);
+    expect(limited.seen).toHaveLength(4);
+    const long = await scripted([json(429, problem(429, "RATE_LIMIT_EXCEEDED"), { "Retry-After": "3600" })]);
+    const answer = await long.client.GET("/v1/tasks");
+    expect(answer.error?.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(long.seen).toHaveLength(1);
+  });
+
+  it("reads Retry-After as seconds or an HTTP date", () => {
+    expect(retryAfterMs("3")).toBe(3000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs("soon")).toBeUndefined();
+    expect(retryAfterMs(null)).toBeUndefined();
+  });
+});
+
+describe("waitForTask", () => {
+  it("polls until the task is terminal", async () => {
+    const { seen, client } = await scripted([
+      json(200, task("queued")),
+      json(200, task("processing")),
+      json(200, task("succeeded")),
+    ]);
+    expect((await waitForTask(client, "01JD5Z8X4QK3M7R2T9V6W1Y0AB", { intervalMs: 1 })).status).toBe(
+      "succeeded",
+    );
+    expect(seen.map((req) => req.url)).toEqual(Array(3).fill("/v1/tasks/01JD5Z8X4QK3M7R2T9V6W1Y0AB"));
+  });
+
+  it("throws the problem of an error answer", async () => {
+    const { client } = await scripted([json(404, problem(404, "RESOURCE_NOT_FOUND"))]);
+    await expect(waitForTask(client, "01JD5Z8X4QK3M7R2T9V6W1Y0AB")).rejects.toMatchObject({
+      status: 404,
+      problem: { code: "RESOURCE_NOT_FOUND" },
+    });
+  });
+});
+
+describe("verifyWebhook", () => {
+  const secret = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toString("base64")}`;
+  const body = JSON.stringify(task("succeeded"));
+
+  // The service's own signer is checked against verifyWebhook end to end (test/e2e/tasks.test.ts).
+  it("accepts a valid delivery, during a secret rotation too, and returns event and task", () => {
+    const now = Math.floor(Date.now() / 1000);
+    const other = `whsec_${Buffer.from("another key of thirty-two bytes!").toString("base64")}`;
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(now),
+      "webhook-signature": [other, secret]
+        .map((s) => new Webhook(s).sign("msg_1", new Date(now * 1000), body))
+        .join(" "),
+      "x-webhook-event": "completed",
+    };
+    expect(verifyWebhook(secret, body, new Headers(headers))).toEqual({
+      id: "msg_1",
+      event: "completed",
+      task: JSON.parse(body),
+    });
+    expect(verifyWebhook(secret, body, headers).task.status).toBe("succeeded");
+  });
+
+  it("refuses a changed body, another secret and an old timestamp", () => {
+    const old = Math.floor(Date.now() / 1000) - 6 * 60;
+    const signed = (timestamp: number) => ({
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": new Webhook(secret).sign("msg_1", new Date(timestamp * 1000), body),
+    });
+    const now = Math.floor(Date.now() / 1000);
+    expect(() => verifyWebhook(secret, `${body} `, signed(now))).toThrow();
+    expect(() =>
+      verifyWebhook(`whsec_${Buffer.from("x".repeat(32)).toString("base64")}`, body, signed(now)),
+    ).toThrow();
+    expect(() => verifyWebhook(secret, body, signed(old))).toThrow();
+  });
+});

@@ -1,0 +1,97 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+/**
+ * A client generated from the live document by a third party, the way the openapi-typescript docs say
+ * (default options), and an integration that calls every /v1 operation type-checked against it.
+ */
+
+const { base } = inject("e2e");
+const root = path.resolve(import.meta.dirname, "../..");
+const template = path.join(import.meta.dirname, "generated-client/integration.ts");
+// Inside the project so that `openapi-fetch` resolves from its node_modules.
+const work = path.join(root, "test-artifacts", `generated-client-${process.pid}`);
+const require = createRequire(path.join(root, "clients/typescript/package.json"));
+const openapiTS = require("openapi-typescript") as {
+  default: (doc: unknown) => Promise<unknown>;
+  astToString: (ast: unknown) => string;
+};
+
+type Doc = { paths: Record<string, Record<string, unknown>> };
+let doc: Doc;
+
+beforeAll(async () => {
+  doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as Doc;
+  mkdirSync(work, { recursive: true });
+  writeFileSync(path.join(work, "api.d.ts"), openapiTS.astToString(await openapiTS.default(doc)));
+  copyFileSync(template, path.join(work, "integration.ts"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** tsc (the project's TypeScript) on the integration, strict: its diagnostics, one per line. */
+function typeCheck() {
+  const result = spawnSync(
+    path.join(root, "node_modules/.bin/tsc"),
+    [
+      "--ignoreConfig",
+      "--noEmit",
+      "--strict",
+      "--target",
+      "es2023",
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
+      "--lib",
+      "es2023,dom",
+      "--skipLibCheck",
+      "integration.ts",
+    ],
+    { cwd: work, encoding: "utf8" },
+  );
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
+}
+
+describe("a client generated from the live document", () => {
+  it("the integration calls every /v1 operation the document lists, without casts", () => {
+    const source = readFileSync(template, "utf8");
+    const called = [...source.matchAll(/client\.(GET|POST|PUT|PATCH|DELETE)\("([^"]+)"/g)].map(
+      ([, method, p]) => `${method} ${p}`,
+    );
+    const operations = Object.entries(doc.paths)
+      .filter(([p]) => p.startsWith("/v1/"))
+      .flatMap(([p, item]) =>
+        Object.keys(item)
+          .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
+          .map((m) => `${m.toUpperCase()} ${p}`),
+      );
+    expect(operations.filter((op) => op !== "GET /v1/openapi.json").sort()).toEqual(
+      [...new Set(called)].sort(),
+    );
+    expect(source).not.toMatch(/\bas\s+(unknown|any|never|paths|\{)|<[A-Za-z]+>\s*\{|@ts-/);
+  });
+
+  it("today, tsc fails only on the calls marked TODO(openapi merge)", () => {
+    const lines = readFileSync(path.join(work, "integration.ts"), "utf8").split("\n");
+    const { status, output } = typeCheck();
+    expect(status, output).not.toBeNull();
+    expect(output.split("\n").filter((l) => /error TS/.test(l) && !/^integration\.ts\(/.test(l))).toEqual([]);
+    const errorLines = [...output.matchAll(/^integration\.ts\((\d+),\d+\)/gm)].map((m) => Number(m[1]));
+    for (const line of errorLines) {
+      let call = line - 1; // the 0-based line where the failing call starts
+      while (call > 0 && !lines[call]!.includes("client.")) call--;
+      expect(lines[call - 1], `${output}\n(line ${line})`).toContain("TODO(openapi merge)");
+    }
+  });
+
+  // Enabled by the lead after the OpenAPI document's work merges: the calls marked TODO(openapi merge) in
+  // generated-client/integration.ts fail today because defaulted request fields are generated as required.
+  it.skip("type-checks with the project's TypeScript (pending the openapi merge: defaulted fields)", () => {
+    const { status, output } = typeCheck();
+    expect(output).toBe("");
+    expect(status).toBe(0);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * An integration as a new client would write it against types generated from the live document with
+ * openapi-typescript's default options: every /v1 operation, called with only the fields the contract
+ * requires, and no casts. test/e2e/generated-client.test.ts generates ./api.d.ts beside a copy of this file
+ * and type-checks it.
+ */
+import createClient from "openapi-fetch";
+import type { paths } from "./api";
+
+const client = createClient<paths>({
+  baseUrl: "https://api.example.com",
+  headers: {
+    Authorization:
+      "Bearer p6_01JD5Z8X4QK3M7R2T9V6W1Y0AB:0000000000000000000000000000000000000000000000000000000000000000",
+  },
+});
+const source_url = "https://example.com/in.mp4";
+const key = { header: { "idempotency-key": "order-1234" } };
+
+export async function integration() {
+  const created = await client.POST("/v1/tasks", { body: { type: "video.probe", source_url } });
+  const id = created.data?.id ?? "01JD5Z8X4QK3M7R2T9V6W1Y0AB";
+  const page = await client.GET("/v1/tasks");
+  const task = await client.GET("/v1/tasks/{id}", { params: { path: { id } } });
+  const canceled = await client.POST("/v1/tasks/{id}/cancel", { params: { path: { id } } });
+
+  // TODO(openapi merge): defaulted image.watermark params (color, position, …) are required in the generated type.
+  const image = await client.POST("/v1/image/watermark", {
+    params: key,
+    body: { source_url, params: { text: "©" } },
+  });
+  const video = await client.POST("/v1/video/watermark", {
+    params: key,
+    body: { source_url, params: { text: "©" } },
+  });
+  // TODO(openapi merge): `params` (default {}) is required in the generated type.
+  const cover = await client.POST("/v1/video/extract-cover", { params: key, body: { source_url } });
+  const trim = await client.POST("/v1/video/trim", {
+    params: key,
+    body: { source_url, params: { start: 1, duration: 2 } },
+  });
+  const audio = await client.POST("/v1/audio/trim", {
+    params: key,
+    body: { source_url, params: { start: 1, duration: 2 } },
+  });
+  // TODO(openapi merge): `params` (default {}) is required in the generated type.
+  const extracted = await client.POST("/v1/video/extract-audio", { params: key, body: { source_url } });
+  // TODO(openapi merge): `params` (default {}) is required in the generated type.
+  const probe = await client.POST("/v1/video/probe", { params: key, body: { source_url } });
+
+  // What an integration reads from the answers, typed without casts.
+  return {
+    status: task.data?.status,
+    canceled: canceled.data?.status,
+    next: page.data?.next_cursor,
+    urls: [
+      image.data?.url,
+      video.data?.url,
+      cover.data?.url,
+      trim.data?.url,
+      audio.data?.url,
+      extracted.data?.url,
+    ],
+    duration: probe.data?.durationSec,
+    problem: created.error?.code,
+  };
+}
