@@ -19,6 +19,17 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
       "Fix the named fields and send the request again; retrying unchanged fails the same way.",
     ],
   },
+  RANGE_NOT_SATISFIABLE: {
+    meaning: "A download asked for a byte range that lies wholly outside the file.",
+    causes: [
+      "The Range header starts at or past the end of the file (for example `bytes=5000-` on a 4,000-byte file).",
+      "`bytes=-0`, or any range of an empty file.",
+    ],
+    actions: [
+      "Read the file's size from the `Content-Range: bytes */<size>` header of this answer and ask for a range inside it.",
+      "Send no Range header to download the whole file.",
+    ],
+  },
   AUTH_UNAUTHORIZED: {
     meaning: "The request carries no usable API key.",
     causes: [

@@ -27,6 +27,8 @@ export class DecodeLimitError extends Error {
     this.code = code;
   }
 }
+
+/**
  * A valid image in a coding our decoders cannot read (an arithmetic-coded JPEG, …). `what` names it for the
  * client, with its article: "an arithmetic-coded JPEG".
  */

@@ -40,6 +40,8 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
       bundle: true,
       format: "esm",
       platform: "neutral",
+      // node:* built-ins (nodejs_compat in the Worker) are Node's own here.
+      external: ["node:*"],
       mainFields: ["module", "main"],
       outfile,
       logLevel: "error",

@@ -4,7 +4,7 @@
  * Worker's own client (src/engine) makes the calls.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { HttpMediaEngine, readEngineError } from "../../../src/engine/http-engine.ts";
+import { HttpMediaEngine, readEngineError, urlTarget } from "../../../src/engine/http-engine.ts";
 import type { ResolvedAddress } from "../src/security/fetcher.ts";
 import { SECRET, startTestEngine, type TestEngine } from "./support/engine.ts";
 
@@ -37,7 +37,7 @@ const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
 let production: TestEngine;
 let development: TestEngine;
 const client = (engine: TestEngine) =>
-  new HttpMediaEngine({ baseUrl: engine.url, secret: SECRET, fetcher: (req) => fetch(req) });
+  new HttpMediaEngine({ targets: [urlTarget(engine.url)], secret: SECRET });
 
 beforeAll(async () => {
   production = await startTestEngine({ allowPrivateSources: false }, { fetchPolicy: { resolve } });

@@ -11,221 +11,13 @@ export interface paths {
      * List tasks
      * @description Newest first, with keyset cursor pagination that is stable under concurrent inserts.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Prefix search on the task id. */
-          id?: string;
-          /** @description Filter by status. */
-          status?: "queued" | "processing" | "succeeded" | "failed" | "canceled";
-          /** @description Lower bound (inclusive): ISO 8601 date or datetime. */
-          created_from?: string;
-          /** @description Upper bound (inclusive; a date includes the whole UTC day): ISO 8601 date or datetime. */
-          created_to?: string;
-          /** @description Opaque cursor: next_cursor of the previous page. */
-          cursor?: string;
-          /** @description Page size, default 25, clamped to 1..100. */
-          limit?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A page of tasks. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["TaskList"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    get: operations["listTasks"];
     put?: never;
     /**
      * Create a task
      * @description Validates the type's params, reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["CreateTask"];
-        };
-      };
-      responses: {
-        /** @description A repeated idempotency_key: the original task (Idempotent-Replayed: true). */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Task"];
-          };
-        };
-        /** @description Created. */
-        201: {
-          headers: {
-            /** @description The task's URL. */
-            Location?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Task"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["createTask"];
     delete?: never;
     options?: never;
     head?: never;
@@ -243,81 +35,7 @@ export interface paths {
      * Get a task
      * @description Another account's task answers 404: its existence is not revealed.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The task. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Task"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_NOT_FOUND: Not Found */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    get: operations["getTask"];
     put?: never;
     post?: never;
     delete?: never;
@@ -337,92 +55,9 @@ export interface paths {
     put?: never;
     /**
      * Cancel a task
-     * @description queued or processing → canceled: the work is aborted and the reserved credits refunded. Already canceled → 200 unchanged. Succeeded or failed → 409. No request body.
+     * @description queued or processing → canceled: the work is aborted and the reserved credits refunded. Already canceled → 200 unchanged. Succeeded or failed → 409. No request body is needed; one that is sent must be JSON (415 otherwise), at most 1 MiB (413) and well-formed (400), and is ignored.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The canceled task. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Task"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_NOT_FOUND: Not Found */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["cancelTask"];
     delete?: never;
     options?: never;
     head?: never;
@@ -440,168 +75,11 @@ export interface paths {
     put?: never;
     /**
      * Watermark an image
-     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. A JPEG's EXIF orientation is applied first: the output (without EXIF) looks as the source does in a viewer, and width/height are the turned image's.
+     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `image.watermark`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["ImageWatermarkRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["ImageWatermarkResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["watermarkImage"];
     delete?: never;
     options?: never;
     head?: never;
@@ -623,164 +101,7 @@ export interface paths {
      *
      *     Costs 5 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.watermark`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VideoWatermarkRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VideoWatermarkResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["watermarkVideo"];
     delete?: never;
     options?: never;
     head?: never;
@@ -802,164 +123,7 @@ export interface paths {
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.extract-cover`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VideoExtractCoverRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VideoExtractCoverResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["extractCover"];
     delete?: never;
     options?: never;
     head?: never;
@@ -981,164 +145,7 @@ export interface paths {
      *
      *     Costs 2 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.trim`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VideoTrimRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VideoTrimResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["trimVideo"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1156,168 +163,11 @@ export interface paths {
     put?: never;
     /**
      * Trim audio
-     * @description Cuts [start, end) out of an audio file (or a video's audio); the stream is copied when the format allows.
+     * @description Cuts exactly [start, end) out of an audio file (or a video's audio): the cut is re-encoded in the source's codec (lossless codecs stay lossless), since a stream copy keeps whole packets and hidden audio before the start; a window that is the whole stream is copied.
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `audio.trim`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["AudioTrimRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["AudioTrimResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["trimAudio"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1339,164 +189,7 @@ export interface paths {
      *
      *     Costs 2 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.extract-audio`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VideoExtractAudioRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VideoExtractAudioResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["extractAudio"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1518,164 +211,7 @@ export interface paths {
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.probe`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description Required. The same key with the same body replays the original result without charging again. */
-          "idempotency-key": string;
-          /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
-          "x-debug-timing"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VideoProbeRequest"];
-        };
-      };
-      responses: {
-        /** @description The result. */
-        200: {
-          headers: {
-            /** @description `true` on a replayed response. */
-            "Idempotent-Replayed"?: string;
-            /** @description With X-Debug-Timing. */
-            "Server-Timing"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VideoProbeResult"];
-          };
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description AUTH_UNAUTHORIZED: Unauthorized; AUTH_INVALID_TOKEN: Unauthorized */
-        401: {
-          headers: {
-            /** @description Always `Bearer`. */
-            "WWW-Authenticate"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS: Payment Required */
-        402: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_CONFLICT: Conflict */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED: Too Many Requests */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying. */
-            "Retry-After"?: string;
-            /** @description Remaining quota: `"default";r=<remaining>;t=<seconds>`. */
-            RateLimit?: string;
-            /** @description The quota policy: `"default";q=60;w=60`. */
-            "RateLimit-Policy"?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SOURCE_UNREACHABLE: Source Unreachable */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE: Service Unavailable */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PROCESSING_TIMEOUT: Processing Timeout */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    post: operations["probeVideo"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1692,94 +228,195 @@ export interface paths {
     /**
      * Download an output file
      * @description A produced file, by the signed, expiring URL that results and task outputs carry. No
-     *     Authorization header: the signature (HMAC-SHA256) is the credential. Supports HEAD, Range requests (206) and
-     *     conditional requests (ETag); HEAD answers the same headers. A tampered signature → 403; an expired URL → 403; a deleted file → 404.
+     *     Authorization header: the signature (HMAC-SHA256) is the credential. Content-Type is the file's own (images,
+     *     video, audio; application/json for a probe task's output). Range requests (one range → 206 with Content-Range,
+     *     a range past the end → 416 with `Content-Range: bytes *\/<size>`, several ranges → 200 whole) and conditional
+     *     requests (ETag, If-None-Match → 304; If-Range) are supported. A tampered signature → 403; an expired URL →
+     *     403; a deleted file → 404.
      */
-    get: {
-      parameters: {
-        query: {
-          expires: string;
-          signature: string;
-        };
-        header?: never;
-        path: {
-          file_id: string;
-          name: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The file. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/octet-stream": string;
-          };
-        };
-        /** @description The requested range. */
-        206: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Not modified (If-None-Match). */
-        304: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description PERMISSION_FORBIDDEN: Forbidden */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description RESOURCE_NOT_FOUND: Not Found */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Range not satisfiable. */
-        416: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description INTERNAL: Internal Server Error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
+    get: operations["downloadFile"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * An output file's headers
+     * @description The headers GET would answer (size, type, ETag, ranges), without the body.
+     */
+    head: operations["headFile"];
+    patch?: never;
+    trace?: never;
+  };
+}
+export interface webhooks {
+  taskCompleted: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Task completed (X-Webhook-Event: completed)
+     * @description A task succeeded: `status` is `succeeded` and `outputs` lists the signed URLs of its files. Sent unless the task's webhook_events_filter leaves `completed` out.
+     *
+     *     The body is the task as GET /v1/tasks/{id} returns it when the task became succeeded, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["taskCompleted"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  taskFailed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Task failed (X-Webhook-Event: failed)
+     * @description A task failed: `status` is `failed`, `error` holds code, message and request_id, `outputs` is empty. Sent unless the task's webhook_events_filter leaves `failed` out.
+     *
+     *     The body is the task as GET /v1/tasks/{id} returns it when the task became failed, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["taskFailed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  taskCanceled: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Task canceled (X-Webhook-Event: canceled)
+     * @description A task was canceled (POST /v1/tasks/{id}/cancel): `status` is `canceled`. Sent only when the task's webhook_events_filter names `canceled`.
+     *
+     *     The body is the task as GET /v1/tasks/{id} returns it when the task became canceled, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["taskCanceled"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1787,7 +424,6 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     Task: {
@@ -1909,6 +545,7 @@ export interface components {
       message: string;
     };
     /**
+     * @description A task of one of the operation types; `type` selects the variant and its params.
      * @example {
      *       "type": "video.trim",
      *       "source_url": "https://example.com/in.mp4",
@@ -1918,20 +555,21 @@ export interface components {
      *       }
      *     }
      */
-    CreateTask: {
+    CreateTask:
+      | components["schemas"]["CreateImageWatermarkTask"]
+      | components["schemas"]["CreateVideoWatermarkTask"]
+      | components["schemas"]["CreateVideoExtractCoverTask"]
+      | components["schemas"]["CreateVideoTrimTask"]
+      | components["schemas"]["CreateAudioTrimTask"]
+      | components["schemas"]["CreateVideoExtractAudioTask"]
+      | components["schemas"]["CreateVideoProbeTask"];
+    /** @description A task of type image.watermark (1 credit); params as POST /v1/image/watermark takes them. */
+    CreateImageWatermarkTask: {
       /**
-       * @description The operation: every type of the registry (image.watermark, video.trim, …).
-       * @example video.trim
+       * @description Watermark an image (enum property replaced by openapi-typescript)
        * @enum {string}
        */
-      type:
-        | "image.watermark"
-        | "video.watermark"
-        | "video.extract-cover"
-        | "video.trim"
-        | "audio.trim"
-        | "video.extract-audio"
-        | "video.probe";
+      type: "image.watermark";
       /**
        * Format: uri
        * @description Public http(s) URL of the source media.
@@ -1943,10 +581,6 @@ export interface components {
        * @example order-1234
        */
       idempotency_key?: string;
-      /** @description The operation's parameters, exactly those of its synchronous route. */
-      params?: {
-        [key: string]: unknown;
-      };
       /**
        * Format: uri
        * @description URL notified (signed) when the task ends.
@@ -1955,7 +589,331 @@ export interface components {
       webhook?: string;
       /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
       webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["ImageWatermarkParams"];
     };
+    ImageWatermarkParams: {
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.
+       * @example https://example.com/logo.png
+       */
+      watermark_url?: string;
+      /**
+       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line), in DejaVu Sans.
+       * @example © Example 2026
+       */
+      text?: string;
+      /**
+       * @description Text size in px. Default: 5% of the image height.
+       * @example 48
+       */
+      font_size?: number;
+      /**
+       * @description Text color #RRGGBB[AA]; its alpha multiplies opacity. Default: `"#FFFFFF"`.
+       * @example #FFFFFFCC
+       */
+      color?: string;
+      /**
+       * @description Where the mark goes. Default: `"bottom-right"`.
+       * @enum {string}
+       */
+      position?:
+        | "top-left"
+        | "top"
+        | "top-right"
+        | "left"
+        | "center"
+        | "right"
+        | "bottom-left"
+        | "bottom"
+        | "bottom-right";
+      /**
+       * @description Distance in px from the edges the position names. Default: `16`.
+       * @example 16
+       */
+      margin?: number;
+      /**
+       * @description 0 (invisible) to 1. Default: `0.5`.
+       * @example 0.5
+       */
+      opacity?: number;
+      /**
+       * @description Logo width as a fraction of the image width, aspect kept (logos only). Default: `0.2`.
+       * @example 0.2
+       */
+      scale?: number;
+      /**
+       * @description Output format; same keeps the input's. JPEG output is flattened on white. Default: `"same"`.
+       * @enum {string}
+       */
+      format?: "same" | "jpeg" | "png" | "webp";
+      /**
+       * @description JPEG and WebP quality. Default: `85`.
+       * @example 85
+       */
+      quality?: number;
+    };
+    /** @description A task of type video.watermark (5 credits); params as POST /v1/video/watermark takes them. */
+    CreateVideoWatermarkTask: {
+      /**
+       * @description Watermark a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.watermark";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["VideoWatermarkParams"];
+    };
+    VideoWatermarkParams: {
+      /**
+       * Format: uri
+       * @description Public http(s) URL of a PNG, WebP or JPEG logo; alpha respected.
+       */
+      watermark_url?: string;
+      /** @description A text mark (1–200 characters) instead of a logo. */
+      text?: string;
+      /** @description Text size in px; default 5% of the base height. */
+      font_size?: number;
+      /**
+       * @description Text color #RRGGBB[AA]; default #FFFFFF.
+       * @example #FFFFFF
+       */
+      color?: string;
+      /**
+       * @description Default bottom-right.
+       * @enum {string}
+       */
+      position?:
+        | "top-left"
+        | "top"
+        | "top-right"
+        | "left"
+        | "center"
+        | "right"
+        | "bottom-left"
+        | "bottom"
+        | "bottom-right";
+      /** @description Distance from the edges in px; default 16. */
+      margin?: number;
+      /** @description 0–1; default 0.5. */
+      opacity?: number;
+      /** @description Logo width as a fraction of the base width, (0, 1]; default 0.2. */
+      scale?: number;
+      /** @description Second at which the mark appears; default 0. */
+      start?: number;
+      /** @description Second at which it disappears; default the end. */
+      end?: number;
+    };
+    /** @description A task of type video.extract-cover (1 credit); params as POST /v1/video/extract-cover takes them. */
+    CreateVideoExtractCoverTask: {
+      /**
+       * @description Extract a cover image from a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-cover";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params?: components["schemas"]["VideoExtractCoverParams"];
+    };
+    VideoExtractCoverParams: {
+      /** @description Second of the frame; default 1 s, or the middle of videos shorter than 2 s. */
+      time?: number;
+      /**
+       * @description Default jpeg.
+       * @enum {string}
+       */
+      format?: "jpeg" | "png" | "webp";
+      /** @description Resize keeping the aspect ratio. */
+      width?: number;
+      /** @description Resize keeping the aspect ratio. */
+      height?: number;
+      /** @description jpeg/webp quality 1–100; default 85. */
+      quality?: number;
+    };
+    /** @description A task of type video.trim (2 credits); params as POST /v1/video/trim takes them. */
+    CreateVideoTrimTask: {
+      /**
+       * @description Trim a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.trim";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["VideoTrimParams"];
+    };
+    VideoTrimParams: {
+      /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
+      start: number;
+      /** @description End in seconds (> start); or give duration. */
+      end?: number;
+      /** @description Length in seconds; or give end. */
+      duration?: number;
+      /**
+       * @description accurate (default): re-encoded, frame-exact. fast: stream copy from the keyframe at or before start; the result reports the actual start.
+       * @enum {string}
+       */
+      mode?: "accurate" | "fast";
+    };
+    /** @description A task of type audio.trim (1 credit); params as POST /v1/audio/trim takes them. */
+    CreateAudioTrimTask: {
+      /**
+       * @description Trim audio (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "audio.trim";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["AudioTrimParams"];
+    };
+    AudioTrimParams: {
+      /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
+      start: number;
+      /** @description End in seconds (> start); or give duration. */
+      end?: number;
+      /** @description Length in seconds; or give end. */
+      duration?: number;
+    };
+    /** @description A task of type video.extract-audio (2 credits); params as POST /v1/video/extract-audio takes them. */
+    CreateVideoExtractAudioTask: {
+      /**
+       * @description Extract the audio track of a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-audio";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params?: components["schemas"]["VideoExtractAudioParams"];
+    };
+    VideoExtractAudioParams: {
+      /**
+       * @description Default mp3; original copies the stream.
+       * @enum {string}
+       */
+      format?: "mp3" | "m4a" | "wav" | "flac" | "opus" | "original";
+      /**
+       * @description 32k–320k; default 128k for mp3, m4a and opus.
+       * @example 192k
+       */
+      bitrate?: string;
+      /** @description Output sample rate in Hz; default the source's. */
+      sample_rate?: 8000 | 11025 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000 | 96000;
+      /** @description 1 or 2; default the source's. */
+      channels?: 1 | 2;
+    };
+    /** @description A task of type video.probe (1 credit); params as POST /v1/video/probe takes them. */
+    CreateVideoProbeTask: {
+      /**
+       * @description Probe a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.probe";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media.
+       * @example https://example.com/in.mp4
+       */
+      source_url: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
+      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      params?: components["schemas"]["VideoProbeParams"];
+    };
+    VideoProbeParams: Record<string, never>;
     TaskList: {
       has_next: boolean;
       /** @description Cursor of the next page; "" when there is none. */
@@ -2004,79 +962,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params: {
-        /**
-         * Format: uri
-         * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.
-         * @example https://example.com/logo.png
-         */
-        watermark_url?: string;
-        /**
-         * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line), in DejaVu Sans.
-         * @example © Example 2026
-         */
-        text?: string;
-        /**
-         * @description Text size in px. Default: 5% of the image height.
-         * @example 48
-         */
-        font_size?: number;
-        /**
-         * @description Text color #RRGGBB[AA]; its alpha multiplies opacity.
-         * @default #FFFFFF
-         * @example #FFFFFFCC
-         */
-        color?: string;
-        /**
-         * @description Where the mark goes.
-         * @default bottom-right
-         * @enum {string}
-         */
-        position?:
-          | "top-left"
-          | "top"
-          | "top-right"
-          | "left"
-          | "center"
-          | "right"
-          | "bottom-left"
-          | "bottom"
-          | "bottom-right";
-        /**
-         * @description Distance in px from the edges the position names.
-         * @default 16
-         * @example 16
-         */
-        margin?: number;
-        /**
-         * @description 0 (invisible) to 1.
-         * @default 0.5
-         * @example 0.5
-         */
-        opacity?: number;
-        /**
-         * @description Logo width as a fraction of the image width, aspect kept (logos only).
-         * @default 0.2
-         * @example 0.2
-         */
-        scale?: number;
-        /**
-         * @description Output format; same keeps the input's. JPEG output is flattened on white.
-         * @default same
-         * @enum {string}
-         */
-        format?: "same" | "jpeg" | "png" | "webp";
-        /**
-         * @description JPEG and WebP quality.
-         * @default 85
-         * @example 85
-         */
-        quality?: number;
-      };
+      params: components["schemas"]["ImageWatermarkParams"];
     };
     VideoWatermarkResult: {
       /**
@@ -2120,50 +1006,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params: {
-        /**
-         * Format: uri
-         * @description Public http(s) URL of a PNG, WebP or JPEG logo; alpha respected.
-         */
-        watermark_url?: string;
-        /** @description A text mark (1–200 characters) instead of a logo. */
-        text?: string;
-        /** @description Text size in px; default 5% of the base height. */
-        font_size?: number;
-        /**
-         * @description Text color #RRGGBB[AA]; default #FFFFFF.
-         * @example #FFFFFF
-         */
-        color?: string;
-        /**
-         * @description Default bottom-right.
-         * @enum {string}
-         */
-        position?:
-          | "top-left"
-          | "top"
-          | "top-right"
-          | "left"
-          | "center"
-          | "right"
-          | "bottom-left"
-          | "bottom"
-          | "bottom-right";
-        /** @description Distance from the edges in px; default 16. */
-        margin?: number;
-        /** @description 0–1; default 0.5. */
-        opacity?: number;
-        /** @description Logo width as a fraction of the base width, (0, 1]; default 0.2. */
-        scale?: number;
-        /** @description Second at which the mark appears; default 0. */
-        start?: number;
-        /** @description Second at which it disappears; default the end. */
-        end?: number;
-      };
+      params: components["schemas"]["VideoWatermarkParams"];
     };
     VideoExtractCoverResult: {
       /**
@@ -2206,25 +1049,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params?: {
-        /** @description Second of the frame; default 1 s, or the middle of videos shorter than 2 s. */
-        time?: number;
-        /**
-         * @description Default jpeg.
-         * @enum {string}
-         */
-        format?: "jpeg" | "png" | "webp";
-        /** @description Resize keeping the aspect ratio. */
-        width?: number;
-        /** @description Resize keeping the aspect ratio. */
-        height?: number;
-        /** @description jpeg/webp quality 1–100; default 85. */
-        quality?: number;
-      };
+      params?: components["schemas"]["VideoExtractCoverParams"];
     };
     VideoTrimResult: {
       /**
@@ -2272,23 +1097,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params: {
-        /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
-        start: number;
-        /** @description End in seconds (> start); or give duration. */
-        end?: number;
-        /** @description Length in seconds; or give end. */
-        duration?: number;
-        /**
-         * @description accurate (default): re-encoded, frame-exact. fast: stream copy from the keyframe at or before start; the result reports the actual start.
-         * @enum {string}
-         */
-        mode?: "accurate" | "fast";
-      };
+      params: components["schemas"]["VideoTrimParams"];
     };
     AudioTrimResult: {
       /**
@@ -2316,6 +1125,8 @@ export interface components {
       /** @description Actual start (fast mode: the keyframe at or before the asked start). */
       start: number;
       end: number;
+      /** @description true when the audio stream was copied unchanged (the window is the whole stream); false when the cut was re-encoded to be exact. */
+      copied: boolean;
     };
     /**
      * @example {
@@ -2333,18 +1144,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params: {
-        /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
-        start: number;
-        /** @description End in seconds (> start); or give duration. */
-        end?: number;
-        /** @description Length in seconds; or give end. */
-        duration?: number;
-      };
+      params: components["schemas"]["AudioTrimParams"];
     };
     VideoExtractAudioResult: {
       /**
@@ -2386,26 +1186,7 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params?: {
-        /**
-         * @description Default mp3; original copies the stream.
-         * @enum {string}
-         */
-        format?: "mp3" | "m4a" | "wav" | "flac" | "opus" | "original";
-        /**
-         * @description 32k–320k; default 128k for mp3, m4a and opus.
-         * @example 192k
-         */
-        bitrate?: string;
-        /** @description Output sample rate in Hz; default the source's. */
-        sample_rate?: 8000 | 11025 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000 | 96000;
-        /** @description 1 or 2; default the source's. */
-        channels?: 1 | 2;
-      };
+      params?: components["schemas"]["VideoExtractAudioParams"];
     };
     VideoProbeResult: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
@@ -2437,103 +1218,2407 @@ export interface components {
        * @example https://example.com/in.mp4
        */
       source_url: string;
-      /**
-       * @description Operation parameters (decisions.md §4).
-       * @default {}
-       */
-      params?: Record<string, never>;
-    };
-    AdminCreatedAccount: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
-      id: string;
-      name: string;
-      credits: number;
-      /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-      webhook_secret: string;
-      api_key: components["schemas"]["AdminCreatedKey"];
-      /** Format: date-time */
-      created_at: string;
-    };
-    /** @description The default key created with the account (shown once). */
-    AdminCreatedKey: components["schemas"]["AdminKey"] & {
-      /**
-       * @description The full key, shown this once.
-       * @example p6_01JD5Z8X4QK3M7R2T9V6W1Y0AB:3f…
-       */
-      key: string;
-    };
-    AdminKey: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
-      id: string;
-      /** @example p6_01JD5Z8X... */
-      prefix: string;
-      name: string;
-      scopes: ("read" | "write")[];
-      /** Format: date-time */
-      expires_at: string | null;
-      /** Format: date-time */
-      revoked_at: string | null;
-      /** Format: date-time */
-      last_used_at: string | null;
-      rate_limit_per_minute: number | null;
-      /** Format: date-time */
-      created_at: string;
-    };
-    AdminCreateAccount: {
-      /** @example Acme Inc. */
-      name: string;
-      /** @example 1000 */
-      credits?: number;
-    };
-    AdminAccount: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
-      id: string;
-      name: string;
-      credits: number;
-      /** Format: date-time */
-      created_at: string;
-    };
-    AdminCreateKey: {
-      name?: string;
-      scopes?: ("read" | "write")[];
-      expires_in_days?: number;
-      rate_limit_per_minute?: number;
-    };
-    AdminGrant: {
-      /** @example 500 */
-      amount: number;
-      /** @example Top-up, invoice 2026-118 */
-      reason: string;
-    };
-    AdminLedgerEntry: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
-      id: string;
-      /** @enum {string} */
-      kind: "grant" | "charge" | "reserve" | "refund";
-      amount: number;
-      balance_after: number;
-      task_id: string | null;
-      request_id: string | null;
-      reason: string | null;
-      /** Format: date-time */
-      created_at: string;
-    };
-    AdminWebhookSecrets: {
-      secrets: {
-        secret: string;
-        /**
-         * Format: date-time
-         * @description null for the current secret.
-         */
-        active_until: string | null;
-      }[];
+      params?: components["schemas"]["VideoProbeParams"];
     };
   };
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description The request's ULID, sent on every response (the problem body's request_id too); quote it when asking for support. */
+    "X-Request-Id": string;
+    /** @description The key's remaining quota (IETF RateLimit header fields, structured form): `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent on every response to a request whose API key was recognised. */
+    RateLimit: string;
+    /** @description The key's quota policy: `"default";q=<requests>;w=60` (requests per 60-second window; 60 unless the operator set another limit for the key). */
+    "RateLimit-Policy": string;
+    /** @description Seconds to wait before retrying. On 429 always; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
+    "Retry-After": number;
+    /** @description Always `Bearer`: the only accepted scheme. */
+    "WWW-Authenticate": string;
+    /** @description The methods the path supports, comma-separated. */
+    Allow: string;
+    /** @description The new task's URL. */
+    Location: string;
+    /** @description On 206, the bytes sent and the file's size: `bytes <first>-<last>/<size>`; on 416, the size alone: `bytes *\/<size>`. */
+    "Content-Range": string;
+    /** @description `true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise. */
+    "Idempotent-Replayed": "true";
+    /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, fetch, process, store and total. */
+    "Server-Timing": string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  listTasks: {
+    parameters: {
+      query?: {
+        /** @description Prefix search on the task id. */
+        id?: string;
+        /** @description Filter by status. */
+        status?: "queued" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description Lower bound (inclusive): ISO 8601 date or datetime. */
+        created_from?: string;
+        /** @description Upper bound (inclusive; a date includes the whole UTC day): ISO 8601 date or datetime. */
+        created_to?: string;
+        /** @description Opaque cursor: next_cursor of the previous page. */
+        cursor?: string;
+        /** @description Page size, default 25, clamped to 1..100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of tasks. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TaskList"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  createTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateTask"];
+      };
+    };
+    responses: {
+      /** @description A repeated idempotency_key: the original task (Idempotent-Replayed: true). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      /** @description Created. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Location: components["headers"]["Location"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The task. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  cancelTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The canceled task. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Task"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  watermarkImage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ImageWatermarkRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ImageWatermarkResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  watermarkVideo: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["VideoWatermarkRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["VideoWatermarkResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  extractCover: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["VideoExtractCoverRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["VideoExtractCoverResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  trimVideo: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["VideoTrimRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["VideoTrimResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  trimAudio: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AudioTrimRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AudioTrimResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  extractAudio: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["VideoExtractAudioRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["VideoExtractAudioResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  probeVideo: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Required. The same key with the same body replays the original result without charging again. */
+        "idempotency-key": string;
+        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        "x-debug-timing"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["VideoProbeRequest"];
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["VideoProbeResult"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS: Payment Required. */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSE: Idempotency Key Reuse. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SOURCE_UNREACHABLE: Source Unreachable. */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE: Service Unavailable. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PROCESSING_TIMEOUT: Processing Timeout. */
+      504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  downloadFile: {
+    parameters: {
+      query: {
+        /** @description Unix time in seconds after which the URL answers 403. */
+        expires: string;
+        /** @description Hex HMAC-SHA256 that the service computed over the file id, name and expiry. */
+        signature: string;
+      };
+      header?: {
+        /** @description One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file. */
+        range?: string;
+        /** @description An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file. */
+        "if-range"?: string;
+        /** @description An ETag the client holds: 304 while it matches. */
+        "if-none-match"?: string;
+      };
+      path: {
+        file_id: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The whole file. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name. */
+          "Content-Disposition"?: string;
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "video/mp4": string;
+          "video/webm": string;
+          "video/x-matroska": string;
+          "image/jpeg": string;
+          "image/png": string;
+          "image/webp": string;
+          "audio/mpeg": string;
+          "audio/mp4": string;
+          "audio/wav": string;
+          "audio/flac": string;
+          "audio/ogg": string;
+          "audio/x-matroska": string;
+          "application/json": string;
+        };
+      };
+      /** @description The requested byte range. */
+      206: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name. */
+          "Content-Disposition"?: string;
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content: {
+          "video/mp4": string;
+          "video/webm": string;
+          "video/x-matroska": string;
+          "image/jpeg": string;
+          "image/png": string;
+          "image/webp": string;
+          "audio/mpeg": string;
+          "audio/mp4": string;
+          "audio/wav": string;
+          "audio/flac": string;
+          "audio/ogg": string;
+          "audio/x-matroska": string;
+          "application/json": string;
+        };
+      };
+      /** @description Not modified: If-None-Match matched the ETag. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. */
+      416: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  headFile: {
+    parameters: {
+      query: {
+        /** @description Unix time in seconds after which the URL answers 403. */
+        expires: string;
+        /** @description Hex HMAC-SHA256 that the service computed over the file id, name and expiry. */
+        signature: string;
+      };
+      header?: {
+        /** @description One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file. */
+        range?: string;
+        /** @description An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file. */
+        "if-range"?: string;
+        /** @description An ETag the client holds: 304 while it matches. */
+        "if-none-match"?: string;
+      };
+      path: {
+        file_id: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The whole file. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name. */
+          "Content-Disposition"?: string;
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The requested byte range. */
+      206: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name. */
+          "Content-Disposition"?: string;
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not modified: If-None-Match matched the ETag. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. */
+      416: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  taskCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "completed";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  taskFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "failed";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  taskCanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "canceled";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+}

@@ -175,6 +175,8 @@ export async function runCorpus(
     downloadAheadBytes: 8 * 1024 * 1024,
     warmProbes: 0,
     warmCommands: 0,
+    minSourceBytesPerSecond: 64 * 1024,
+    sourceRateWindowMs: 10_000,
   };
   // CORPUS_LOG=1 prints the engine's log (the internal side of failures: ffmpeg's stderr).
   const log = process.env.CORPUS_LOG === "1" ? (line: string) => console.error(line) : () => {};
