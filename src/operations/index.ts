@@ -25,3 +25,7 @@ export function getOperation(type: string): Operation | undefined {
 }
 
 export const OPERATION_TYPES = OPERATIONS.map((op) => op.type);
+
+/** The type as a component name prefix for the OpenAPI document: video.extract-audio → VideoExtractAudio. */
+export const schemaNameOf = (type: string) =>
+  type.replace(/(^|[.-])(\w)/g, (_m, _sep: string, c: string) => c.toUpperCase());

@@ -46,6 +46,7 @@ describe("Range on GET /files/{file_id}/{name}", () => {
       const response = await call(path, { headers: { Range: range } });
       expect(response.status, range).toBe(416);
       expect(response.headers.get("content-range")).toBe("bytes */1000");
+      expect(response.headers.get("x-request-id")).toMatch(/^[0-9A-Z]{26}$/);
       const body = await problem(response);
       expect(body).toMatchObject({
         status: 416,
@@ -62,6 +63,7 @@ describe("Range on GET /files/{file_id}/{name}", () => {
     expect(tail.status).toBe(206);
     expect(tail.headers.get("content-range")).toBe("bytes 995-999/1000");
     expect(tail.headers.get("content-length")).toBe("5");
+    expect(tail.headers.get("x-request-id")).toMatch(/^[0-9A-Z]{26}$/);
     expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(995));
     const all = await call(path, { headers: { Range: "bytes=-4000" } });
     expect(all.status).toBe(206);

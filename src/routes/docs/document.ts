@@ -13,8 +13,8 @@ const isObject = (value: unknown): value is Json =>
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
-function* operations(doc: Json): Generator<Json> {
-  for (const container of [doc.paths, doc.webhooks]) {
+function* operations(doc: Json, parts: ("paths" | "webhooks")[] = ["paths", "webhooks"]): Generator<Json> {
+  for (const container of parts.map((part) => doc[part])) {
     if (!isObject(container)) continue;
     for (const item of Object.values(container)) {
       if (!isObject(item)) continue;
@@ -85,7 +85,8 @@ export function describeRequestDefaults(document: object) {
     for (const [key, value] of Object.entries(node))
       if (key !== "example" && key !== "examples") visit(value);
   };
-  for (const operation of operations(doc)) {
+  // Webhook bodies are what the service sends (a Task), like a response: they keep theirs.
+  for (const operation of operations(doc, ["paths"])) {
     const body = operation.requestBody;
     if (isObject(body)) visit(body.content);
   }

@@ -3,7 +3,7 @@ import { errorResponses, headers as responseHeaders, withHeaders } from "../../e
 import { errorTypeBase } from "../../errors/problem";
 import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
-import { OPERATIONS } from "../../operations";
+import { OPERATIONS, schemaNameOf } from "../../operations";
 import { executeSync } from "../../operations/sync";
 import type { Operation } from "../../operations/types";
 import { HttpUrl } from "../../util/http-url";
@@ -34,12 +34,9 @@ function routeFor(operation: Operation) {
       // Absent params are validated as {} (a preprocess, so the document shows the params component itself).
       params: z.preprocess((value) => (value === undefined ? {} : value), operation.params),
     })
-    .openapi(
-      `${operation.type.replace(/[.-](\w)/g, (_m, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase())}Request`,
-      {
-        example: { source_url: "https://example.com/input", params: operation.example },
-      },
-    );
+    .openapi(`${schemaNameOf(operation.type)}Request`, {
+      example: { source_url: "https://example.com/input", params: operation.example },
+    });
   const errors = errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504);
   return createRoute({
     method: "post",

@@ -3,12 +3,13 @@ import { errorResponses, headers } from "../../errors/openapi";
 import { targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
 import { fieldErrors, validationError } from "../../http/validation";
-import { getOperation, OPERATION_TYPES, OPERATIONS } from "../../operations";
+import { getOperation, OPERATION_TYPES } from "../../operations";
 import { checkTaskTargets, createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { HttpUrl } from "../../util/http-url";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
+import { documentedTaskBody } from "./documented-body";
 import { TaskSchema } from "./schema";
 
 const CreateTaskBody = z
@@ -47,37 +48,6 @@ const CreateTaskBody = z
     },
   });
 
-/**
- * The body as the document shows it: one variant per task type of the registry, discriminated by `type`, each
- * with that type's own params schema. It accepts exactly what CreateTaskBody and then the type's params accept
- * (the route validates in those two steps, so that params errors are named params.<field>).
- */
-const CreateTaskDocumented = z
-  .discriminatedUnion(
-    "type",
-    OPERATIONS.map((operation) => {
-      const name = operation.type.replace(/(^|[.-])(\w)/g, (_m, _s, c: string) => c.toUpperCase());
-      return z
-        .strictObject({
-          type: z.literal(operation.type).openapi({ description: operation.summary }),
-          ...CreateTaskBody.omit({ type: true, params: true }).shape,
-          // Absent params are validated as {}: optional exactly when {} is valid for the type.
-          params: operation.params.safeParse({}).success ? operation.params.optional() : operation.params,
-        })
-        .openapi(`Create${name}Task`, {
-          description: `A task of type ${operation.type} (${operation.cost} credit${operation.cost === 1 ? "" : "s"}); params as POST /v1/${operation.type.replace(".", "/")} takes them.`,
-        });
-    }) as unknown as [z.ZodObject, ...z.ZodObject[]],
-  )
-  .openapi("CreateTask", {
-    description: "A task of one of the operation types; `type` selects the variant and its params.",
-    example: {
-      type: "video.trim",
-      source_url: "https://example.com/in.mp4",
-      params: { start: 5, duration: 10 },
-    },
-  });
-
 const route = createRoute({
   method: "post",
   path: "/v1/tasks",
@@ -103,10 +73,8 @@ const route = createRoute({
 });
 
 export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
-  app.openAPIRegistry.registerPath({
-    ...route,
-    request: { body: { required: true, content: { "application/json": { schema: CreateTaskDocumented } } } },
-  });
+  // Validated in two steps (the body, then the type's params); documented as the oneOf they amount to.
+  app.openAPIRegistry.registerPath({ ...route, request: documentedTaskBody(CreateTaskBody) });
   app.openapi({ ...route, hide: true }, async (c) => {
     const body = c.req.valid("json");
     const config = c.get("config");
