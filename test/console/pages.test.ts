@@ -82,7 +82,7 @@ describe("console pages", () => {
     const firstAccount = await accountOf(first.email);
     const task = await insertTask(firstAccount, {
       status: "succeeded",
-      webhookUrl: "https://hooks.example/p6",
+      webhookUrl: "http://127.0.0.1:9/p6",
     });
     await db()
       .insert(webhookDeliveries)
@@ -91,7 +91,7 @@ describe("console pages", () => {
         taskId: task.id,
         accountId: firstAccount,
         event: "completed",
-        url: "https://hooks.example/p6",
+        url: "http://127.0.0.1:9/p6",
         body: "{}",
         status: "delivered",
         attemptCount: 1,
