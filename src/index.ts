@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { createDb } from "./db/client";
 import { deleteExpiredFiles } from "./files/store";
 import { purgeExpiredKeys } from "./idempotency/store";
+import { purgeExpiredSessions } from "./sessions/store";
 import { handleTaskBatch, handleTaskDeadLetters, requeueStaleTasks, type TaskMessage } from "./tasks/queue";
 import { handleWebhookBatch, handleWebhookDeadLetters } from "./webhooks/consumer";
 
@@ -32,12 +33,13 @@ export default {
     }
   },
 
-  /** Every minute: re-queue tasks whose message was lost, delete expired outputs, purge old idempotency keys. */
+  /** Every minute: re-queue tasks whose message was lost, delete expired outputs, purge old idempotency keys and ended console sessions. */
   async scheduled(_controller, env) {
     const db = createDb(env.DB);
     const now = Date.now();
     await requeueStaleTasks(env, db, now);
     await deleteExpiredFiles(db, env.FILES, now);
     await purgeExpiredKeys(db, now);
+    await purgeExpiredSessions(db, now);
   },
 } satisfies ExportedHandler<Env>;

@@ -31,11 +31,12 @@ const TITLES: Partial<Record<ApiError["code"], string>> = {
 };
 
 /**
- * The dashboard's error handler: an error the code anticipated becomes a readable page with its public detail;
- * anything else is logged (like the API's 500s) and shown as a friendly page with the request id. Never a stack.
+ * What a page may say about an error: one the code anticipated keeps its public detail; anything else is logged
+ * (like the API's 500s) and becomes a friendly message with the request id. Never a stack. Shared with the
+ * customer console.
  */
-export function dashboardError(err: Error, c: Context<DashboardEnv>) {
-  const requestId = c.get("requestId");
+export function pageError(err: Error, request: { requestId: string; url: string }) {
+  const { requestId } = request;
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (err instanceof HTTPException && err.status === 413) error = new ApiError("REQUEST_BODY_TOO_LARGE");
@@ -44,7 +45,7 @@ export function dashboardError(err: Error, c: Context<DashboardEnv>) {
       JSON.stringify({
         level: "error",
         request_id: requestId,
-        path: new URL(c.req.url).pathname,
+        path: new URL(request.url).pathname,
         error: err.name,
         message: err.message,
         stack: err.stack,
@@ -56,6 +57,15 @@ export function dashboardError(err: Error, c: Context<DashboardEnv>) {
     );
   }
   const title = TITLES[error.code] ?? ERROR_CODES[error.code].title;
+  return { error, title, requestId, status: error.status as ContentfulStatusCode };
+}
+
+/** The dashboard's error handler: a readable page (pageError) inside the dashboard's layout. */
+export function dashboardError(err: Error, c: Context<DashboardEnv>) {
+  const { error, title, requestId, status } = pageError(err, {
+    requestId: c.get("requestId"),
+    url: c.req.url,
+  });
   return render(
     c,
     title,
@@ -65,7 +75,7 @@ export function dashboardError(err: Error, c: Context<DashboardEnv>) {
       requestId={requestId}
       signedIn={c.get("session") !== undefined}
     />,
-    error.status as ContentfulStatusCode,
+    status,
   );
 }
 

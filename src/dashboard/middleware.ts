@@ -145,7 +145,7 @@ export function verifyFormWith<E extends FormEnv>(
       if (!fromThisOrigin(c)) throw formError("The form was sent from another site; it was refused.");
       const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
       if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
-        throw new ApiError("CONTENT_TYPE_UNSUPPORTED", "The dashboard accepts HTML form posts only.");
+        throw new ApiError("CONTENT_TYPE_UNSUPPORTED", "Only HTML form posts are accepted here.");
       }
       const body = await c.req.parseBody({ all: true });
       const form: Record<string, string | string[]> = {};

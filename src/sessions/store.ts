@@ -1,4 +1,4 @@
-import { and, eq, gt, ne } from "drizzle-orm";
+import { and, eq, gt, lte, ne, or } from "drizzle-orm";
 import { hashSecret } from "../auth/token";
 import type { Db } from "../db/client";
 import { type SessionRow, sessions, users } from "../db/schema";
@@ -78,4 +78,11 @@ export async function countUserSessions(db: Db, userId: string, now: number) {
     )
     .all();
   return rows.length;
+}
+
+/** Deletes the sessions that can no longer be used (past their absolute or idle expiry); run every minute. */
+export async function purgeExpiredSessions(db: Db, now: number) {
+  await db
+    .delete(sessions)
+    .where(or(lte(sessions.expiresAt, now), lte(sessions.lastSeenAt, now - SESSION_IDLE_MS)));
 }

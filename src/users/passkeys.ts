@@ -108,6 +108,7 @@ export async function signInWithPasskey(
   input: { response: AuthenticationResponseJSON; challenge: string },
   now: number,
 ): Promise<UserRow | null> {
+  if (typeof input.response.id !== "string" || input.response.id.length > 1024) return null;
   const found = await db
     .select({ passkey: passkeys, user: users })
     .from(passkeys)

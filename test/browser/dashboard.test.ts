@@ -1,13 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import sharp from "sharp";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "./service.ts";
+import { startHelperServer, until } from "./support.ts";
 
 /**
  * The dashboard in a real browser (Debian's Chromium, headless) against the service started like `npm run dev`:
@@ -28,40 +27,6 @@ const ARGS = [
 const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-/** Serves the source image and receives webhook deliveries, on loopback (the dev service allows it). */
-async function startHelperServer() {
-  const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: "#3a7bd5" } })
-    .png()
-    .toBuffer();
-  const deliveries: { headers: Record<string, unknown>; body: string }[] = [];
-  const server = createServer((request, response) => {
-    if (request.method === "GET" && request.url === "/photo.png") {
-      response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length });
-      return response.end(png);
-    }
-    let body = "";
-    request.on("data", (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    request.on("end", () => {
-      deliveries.push({ headers: request.headers, body });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 describe.skipIf(!existsSync(CHROMIUM))("dashboard in headless Chromium", () => {
   let service: RunningService;

@@ -1,7 +1,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../src/auth/token";
-import { signIn } from "../../src/users/service";
+import {
+  createSession,
+  openSession,
+  purgeExpiredSessions,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+} from "../../src/sessions/store";
+import { signIn, signUp } from "../../src/users/service";
 import { SIGN_IN_WINDOW_SECONDS } from "../../src/users/throttle";
 import { csrfOf, DashboardClient } from "../dashboard/client";
 import { ADMIN_TOKEN, admin, db } from "../helpers/api";
@@ -169,5 +176,30 @@ describe("console security", () => {
       expect(body).not.toContain(hashPart);
       expect(body).not.toContain("$scrypt$");
     }
+  });
+
+  it("ends a session after its idle period, and at its absolute expiry however active; purges both", async () => {
+    const t0 = Date.now();
+    const created = await signUp(db(), { email: newEmail(), password: PASSWORD, credits: 0 }, t0);
+    if (!created.ok) throw new Error("sign-up failed");
+    const userId = created.user.id;
+
+    const idle = await createSession(db(), userId, t0);
+    expect(await openSession(db(), idle.token, t0 + SESSION_IDLE_MS - 1)).not.toBeNull();
+    expect(await openSession(db(), idle.token, t0 + 2 * SESSION_IDLE_MS)).toBeNull();
+
+    const busy = await createSession(db(), userId, t0);
+    let now = t0;
+    while (now + SESSION_IDLE_MS / 2 < t0 + SESSION_ABSOLUTE_MS) {
+      now += SESSION_IDLE_MS / 2;
+      expect(await openSession(db(), busy.token, now)).not.toBeNull();
+    }
+    expect(await openSession(db(), busy.token, t0 + SESSION_ABSOLUTE_MS)).toBeNull();
+
+    await purgeExpiredSessions(db(), t0 + SESSION_ABSOLUTE_MS);
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE user_id = ?")
+      .bind(userId)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(0);
   });
 });

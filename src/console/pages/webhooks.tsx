@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { text } from "../../dashboard/forms";
-import { Secrets } from "../../dashboard/pages/webhook-secret";
+import { SecretPanels } from "../../dashboard/pages/webhook-secret";
 import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views/components";
 import { formatRemaining } from "../../dashboard/views/format";
 import { isUlid } from "../../util/ulid";
@@ -32,41 +32,27 @@ async function webhooksPage(
         Every delivery to your webhook URLs is signed with this secret (Standard Webhooks: the{" "}
         <code>webhook-signature</code> header).
       </p>
-      <div class="grid">
-        <section>
-          <Secrets secrets={secrets} revealed={revealed} now={now} />
-          {revealed ? null : (
-            <PostForm action={consolePaths.revealSecret}>
+      <SecretPanels
+        secrets={secrets}
+        revealed={revealed}
+        now={now}
+        reveal={{ action: consolePaths.revealSecret, label: "Reveal" }}
+        rotate={{ action: consolePaths.rotateSecret, label: "Rotate" }}
+        extra={
+          <section class="panel">
+            <h2>Resend</h2>
+            <p>
+              Sends a task's last event to its webhook again, as a new delivery signed with today's secrets.
+            </p>
+            <PostForm action={consolePaths.resend} class="stack">
+              <Field label="Task id" name="task_id" value={resend?.taskId} errors={resend?.errors} required />
               <button type="submit" class="secondary">
-                Reveal
+                Resend the last event
               </button>
             </PostForm>
-          )}
-        </section>
-        <section class="panel">
-          <h2>Rotate</h2>
-          <p>
-            Issues a new signing secret. The current one keeps signing for{" "}
-            {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so your receivers can switch without missing a
-            delivery.
-          </p>
-          <PostForm action={consolePaths.rotateSecret}>
-            <button type="submit">Rotate</button>
-          </PostForm>
-        </section>
-        <section class="panel">
-          <h2>Resend</h2>
-          <p>
-            Sends a task's last event to its webhook again, as a new delivery signed with today's secrets.
-          </p>
-          <PostForm action={consolePaths.resend} class="stack">
-            <Field label="Task id" name="task_id" value={resend?.taskId} errors={resend?.errors} required />
-            <button type="submit" class="secondary">
-              Resend the last event
-            </button>
-          </PostForm>
-        </section>
-      </div>
+          </section>
+        }
+      />
     </>,
   );
 }

@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import type { AccountRow } from "../../db/schema";
 import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
 import type { DashboardEnv } from "../context";
@@ -45,6 +46,45 @@ export function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now
   );
 }
 
+type Action = { action: string; label: string };
+
+/** The secrets (masked until revealed) with the reveal button, and the rotation panel; `extra` joins the grid. */
+export function SecretPanels(props: {
+  secrets: ActiveSecret[];
+  revealed: boolean;
+  now: number;
+  reveal: Action;
+  rotate: Action;
+  extra?: Child;
+}) {
+  return (
+    <div class="grid">
+      <section>
+        <Secrets secrets={props.secrets} revealed={props.revealed} now={props.now} />
+        {props.revealed ? null : (
+          <PostForm action={props.reveal.action}>
+            <button type="submit" class="secondary">
+              {props.reveal.label}
+            </button>
+          </PostForm>
+        )}
+      </section>
+      <section class="panel">
+        <h2>Rotate</h2>
+        <p>
+          Issues a new signing secret. The current one keeps signing for{" "}
+          {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so receivers can switch without missing a
+          delivery.
+        </p>
+        <PostForm action={props.rotate.action}>
+          <button type="submit">{props.rotate.label}</button>
+        </PostForm>
+      </section>
+      {props.extra}
+    </div>
+  );
+}
+
 async function secretPage(c: Context<DashboardEnv>, account: AccountRow, revealed: boolean) {
   const now = Date.now();
   const secrets = await activeSecrets(c.get("db"), account.id, now);
@@ -57,29 +97,16 @@ async function secretPage(c: Context<DashboardEnv>, account: AccountRow, reveale
     <>
       <AccountHeader account={account} tab="webhook" />
       {done ? <Notice kind="ok">{done}</Notice> : null}
-      <div class="grid">
-        <section>
-          <Secrets secrets={secrets} revealed={revealed} now={now} />
-          {revealed ? null : (
-            <PostForm action={paths.revealSecret(account.id)}>
-              <button type="submit" class="secondary">
-                Reveal {secrets.length > 1 ? "secrets" : "secret"}
-              </button>
-            </PostForm>
-          )}
-        </section>
-        <section class="panel">
-          <h2>Rotate</h2>
-          <p>
-            Issues a new signing secret. The current one keeps signing for{" "}
-            {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so receivers can switch without missing a
-            delivery.
-          </p>
-          <PostForm action={paths.rotateSecret(account.id)}>
-            <button type="submit">Rotate the secret</button>
-          </PostForm>
-        </section>
-      </div>
+      <SecretPanels
+        secrets={secrets}
+        revealed={revealed}
+        now={now}
+        reveal={{
+          action: paths.revealSecret(account.id),
+          label: `Reveal ${secrets.length > 1 ? "secrets" : "secret"}`,
+        }}
+        rotate={{ action: paths.rotateSecret(account.id), label: "Rotate the secret" }}
+      />
     </>,
   );
 }
