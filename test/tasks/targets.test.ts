@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
+import { REFUSED_NAMES } from "../../containers/ffmpeg/test/support/dns";
 import { createApp } from "../../src/app";
 import { accounts, creditLedger, tasks } from "../../src/db/schema";
 import { BASE, db, newAccount, problem } from "../helpers/api";
@@ -46,21 +47,12 @@ async function expectRefused(response: Response, field: string, message: RegExp)
   expect(body.detail).toMatch(message);
 }
 
-const REFUSED_NAMES = [
-  "loopback.test",
-  "loopback6.test",
-  "internal.test",
-  "metadata.test",
-  "unspecified.test",
-  "rebind.test",
-];
-
 describe("webhook names resolving to refused addresses", () => {
   it.each(REFUSED_NAMES)("https://%s/hook: 400 naming webhook, nothing reserved", async (name) => {
     const { key, accountId } = await newAccount({ credits: 10 });
     const response = await createResolved(key, {
       type: "video.probe",
-      source_url: "https://media.public.test/in.mp4",
+      source_url: "https://public.test/in.mp4",
       webhook: `https://${name}/hook`,
     });
     await expectRefused(response, "webhook", /^webhook resolves to a private or reserved address$/);
@@ -110,7 +102,7 @@ describe("task sources by the synchronous routes' rules", () => {
     const { key, accountId } = await newAccount({ credits: 10 });
     const response = await createResolved(key, {
       type: "video.watermark",
-      source_url: "https://media.public.test/in.mp4",
+      source_url: "https://public.test/in.mp4",
       params: { watermark_url: "https://metadata.test/logo.png" },
     });
     await expectRefused(response, "params.watermark_url", /^params\.watermark_url resolves to/);

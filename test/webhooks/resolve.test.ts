@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { REFUSED_NAMES } from "../../containers/ffmpeg/test/support/dns";
 import { createEngine } from "../../src/engine";
 import { attempts, consume, delivery, endedTask, enqueueHeld } from "./support";
 
@@ -18,14 +19,7 @@ async function heldTo(url: string) {
 }
 
 describe("an attempt to a name that now resolves to a refused address", () => {
-  it.each([
-    "loopback.test",
-    "loopback6.test",
-    "internal.test",
-    "metadata.test",
-    "unspecified.test",
-    "rebind.test",
-  ])("%s: a failed attempt, not sent, retried later", async (name) => {
+  it.each(REFUSED_NAMES)("%s: a failed attempt, not sent, retried later", async (name) => {
     const id = await heldTo(`https://${name}/hook`);
     const result = await consume(id, {
       messageId: `r-${name}`,
@@ -50,7 +44,7 @@ describe("an attempt to a name that now resolves to a refused address", () => {
   });
 
   it("without an engine to ask, nothing is sent", async () => {
-    const id = await heldTo("https://hooks.public.test/hook");
+    const id = await heldTo("https://public.test/hook");
     await consume(id, { overrides: { allowPrivate: false, engine: null } });
     expect((await attempts(id))[0]?.error).toMatch(/^not sent: the address check is unavailable/);
   });

@@ -5,34 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { HttpMediaEngine, readEngineError, urlTarget } from "../../../src/engine/http-engine.ts";
-import type { ResolvedAddress } from "../src/security/fetcher.ts";
+import { REFUSED_NAMES, TEST_DNS, tableResolver } from "./support/dns.ts";
 import { SECRET, startTestEngine, type TestEngine } from "./support/engine.ts";
 
-const DNS: Record<string, ResolvedAddress[]> = {
-  "public.test": [
-    { address: "93.184.216.34", family: 4 },
-    { address: "2606:2800:220:1:248:1893:25c8:1946", family: 6 },
-  ],
-  "loopback.test": [{ address: "127.0.0.1", family: 4 }],
-  "loopback6.test": [{ address: "::1", family: 6 }],
-  "internal.test": [{ address: "10.1.2.3", family: 4 }],
-  "home.test": [{ address: "192.168.1.1", family: 4 }],
-  "metadata.test": [{ address: "169.254.169.254", family: 4 }],
-  "unspecified.test": [{ address: "0.0.0.0", family: 4 }],
-  "mapped.test": [{ address: "::ffff:127.0.0.1", family: 6 }],
-  "ula.test": [{ address: "fd00::1", family: 6 }],
-  "mixed.test": [
-    { address: "93.184.216.34", family: 4 },
-    { address: "127.0.0.1", family: 4 },
-  ],
-};
-const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
-  const answer = DNS[hostname];
-  if (answer === undefined) {
-    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
-  }
-  return answer;
-};
+const resolve = tableResolver();
 
 let production: TestEngine;
 let development: TestEngine;
@@ -48,16 +24,14 @@ afterAll(async () => {
   await development.close();
 });
 
-const REFUSED = Object.keys(DNS).filter((name) => name !== "public.test");
-
 describe("ALLOW_PRIVATE_SOURCES=false", () => {
   test("a public name: 200 with every address", async () => {
     const res = await client(production).resolve({ url: "https://public.test/hook", field: "webhook" });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ addresses: DNS["public.test"]!.map((a) => a.address) });
+    expect(await res.json()).toEqual({ addresses: TEST_DNS["public.test"]!.map((a) => a.address) });
   });
 
-  test.each(REFUSED)("%s: 400 naming the field", async (name) => {
+  test.each(REFUSED_NAMES)("%s: 400 naming the field", async (name) => {
     for (const field of ["webhook", "source_url", "params.watermark_url"] as const) {
       const res = await client(production).resolve({ url: `https://${name}:8443/x`, field });
       const error = await readEngineError(res);
@@ -108,12 +82,15 @@ describe("ALLOW_PRIVATE_SOURCES=false", () => {
 });
 
 describe("ALLOW_PRIVATE_SOURCES=true opens loopback only", () => {
-  test.each(["loopback.test", "loopback6.test", "mapped.test"])("%s: allowed", async (name) => {
-    const res = await client(development).resolve({ url: `http://${name}/`, field: "webhook" });
-    expect(res.status).toBe(200);
-  });
+  test.each(["loopback.test", "loopback6.test", "mapped.test", "rebind.test"])(
+    "%s: allowed",
+    async (name) => {
+      const res = await client(development).resolve({ url: `http://${name}/`, field: "webhook" });
+      expect(res.status).toBe(200);
+    },
+  );
 
-  test.each(["internal.test", "home.test", "metadata.test", "unspecified.test", "ula.test"])(
+  test.each(REFUSED_NAMES.filter((name) => !/^(loopback|mapped|rebind)/.test(name)))(
     "%s: still refused",
     async (name) => {
       const res = await client(development).resolve({ url: `http://${name}/`, field: "webhook" });

@@ -41,6 +41,16 @@ describe.each([
     expect(ffmpegRuns()).toBe(0);
   });
 
+  test("the same, faststart: refused from the MP4 index, no ffprobe either", async () => {
+    const res = await engine.job(type, { source_url: media(FIXTURES.hugeVideoFaststart), params });
+    const err = await errorOf(res);
+    expect(err).toMatchObject({ status: 413, code: "REQUEST_BODY_TOO_LARGE" });
+    expect(err.message).toMatch(/16384×8192 .* per frame$/);
+    expect(ffmpegRuns()).toBe(0);
+    // The probe may have started alongside the index read; it was stopped, not awaited to its end.
+    expect(started.filter((bin) => bin === engine.config.binaries.ffprobe).length).toBeLessThanOrEqual(1);
+  });
+
   test("a 1200 fps video: 413 naming the frame-rate limit", async () => {
     const res = await engine.job(type, { source_url: media(FIXTURES.fastVideo), params });
     const err = await errorOf(res);

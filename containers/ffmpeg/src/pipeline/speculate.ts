@@ -39,10 +39,9 @@ async function guess(input: OpenedInput): Promise<MediaInfo | null> {
   if (input.sniffed.demuxer !== "mov") return null;
   const { source } = input;
   const total = source.declaredBytes ?? (source.done ? source.written : Number.MAX_SAFE_INTEGER);
-  // A guess beyond the video limits is not run on: the probe's answer refuses it.
-  return guessMp4Info((o, l) => source.read(o, l), total)
-    .then((info) => info && checkVideoLimits(info))
-    .catch(() => null);
+  const info = await guessMp4Info((o, l) => source.read(o, l), total).catch(() => null);
+  // The index's own frame size beyond the video limits refuses the job now (413), before ffprobe decodes.
+  return info && checkVideoLimits(info);
 }
 
 /**
@@ -78,9 +77,18 @@ function withWarmCommands(ctx: JobContext, input: OpenedInput): JobContext {
 }
 
 async function run(ctx: JobContext, input: OpenedInput, job: PreparedMediaJob): Promise<Output> {
-  const probe = probeInput(ctx, input, job.probeArgs).then(checkVideoLimits);
+  const stopProbe = new AbortController();
+  const probeCtx = { ...ctx, signal: AbortSignal.any([ctx.signal, stopProbe.signal]) };
+  const probe = probeInput(probeCtx, input, job.probeArgs).then(checkVideoLimits);
   probe.catch(() => {}); // awaited below; not unhandled while the guess is read
-  const guessed = job.speculate === true ? await guess(input) : null;
+  let guessed: MediaInfo | null;
+  try {
+    guessed = job.speculate === true ? await guess(input) : null;
+  } catch (err) {
+    stopProbe.abort(err);
+    await probe.catch(() => {});
+    throw err;
+  }
   if (guessed === null) return job.run(ctx, { ...input, info: await probe });
 
   const stop = new AbortController();

@@ -49,6 +49,8 @@ export const FIXTURES = {
   inflateBombPng: "inflate-bomb.png",
   /** One black 16384x8192 H.264 frame (134 MP, ~400 KB): beyond the engine's video pixel cap. */
   hugeVideo: "huge-16384x8192.mp4",
+  /** The same, faststart: its index (and so its frame size) is readable before the rest arrives. */
+  hugeVideoFaststart: "huge-16384x8192-faststart.mp4",
   /** 64x64 H.264 at 1200 fps, 0.2 s: beyond the engine's frame-rate cap. */
   fastVideo: "fast-1200fps.mp4",
   /** A WebP header with the animation flag (VP8X). */
@@ -415,6 +417,10 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
   if (!existsSync(out(FIXTURES.truncated))) await cut(out(FIXTURES.avTail), out(FIXTURES.truncated), 0.6);
   if (!existsSync(out(FIXTURES.truncatedFaststart))) {
     await cut(out(FIXTURES.av), out(FIXTURES.truncatedFaststart), 0.6);
+  }
+  if (!existsSync(out(FIXTURES.hugeVideoFaststart))) {
+    const args = ["-i", out(FIXTURES.hugeVideo), "-c", "copy", "-movflags", "+faststart"];
+    await ff(ffmpeg, [...args, out(FIXTURES.hugeVideoFaststart)]);
   }
   if (!existsSync(out(FIXTURES.lyingIndex))) {
     const bytes = await readFile(out(FIXTURES.av));
