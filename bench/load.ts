@@ -30,7 +30,7 @@ const SYNC_ACCOUNTS = 10;
 const HOSTILE_SLOW = 6;
 const HOSTILE_LARGE = 2;
 
-type Sample = { route: string; ms: number; status: number; code?: string };
+type Sample = { route: string; ms: number; status: number; code?: string; detail?: string };
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return Number.NaN;
@@ -116,8 +116,13 @@ async function syncCall(service: Service, key: string, route: string, body: unkn
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    const code = res.ok ? undefined : ((JSON.parse(text) as { code?: string }).code ?? "?");
-    return { route, ms: performance.now() - started, status: res.status, ...(code ? { code } : {}) };
+    const problem = res.ok ? undefined : (JSON.parse(text) as { code?: string; detail?: string });
+    return {
+      route,
+      ms: performance.now() - started,
+      status: res.status,
+      ...(problem ? { code: problem.code ?? "?", detail: problem.detail ?? "" } : {}),
+    };
   } catch (error) {
     return { route, ms: performance.now() - started, status: 0, code: String(error) };
   }
@@ -154,6 +159,8 @@ function summarize(label: string, samples: Sample[]) {
     )
       .map(([k, n]) => `${k}: ${n}`)
       .join(", ");
+    const details = [...new Set(failed.map((s) => s.detail).filter(Boolean))].slice(0, 3);
+    if (details.length > 0) console.log(`  ${label} ${route} failures say: ${details.join(" | ")}`);
     console.log(
       `${label} ${route}: ${mine.length} calls, ${failed.length} failed${causes ? ` (${causes})` : ""}, ` +
         `p50 ${percentile(ok, 50).toFixed(0)} ms, p99 ${percentile(ok, 99).toFixed(0)} ms`,

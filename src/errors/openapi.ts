@@ -29,6 +29,13 @@ for (const [code, row] of Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERR
 
 const HEADERS: Record<number, Record<string, { description: string; schema: { type: "string" } }>> = {
   401: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } },
+  503: {
+    "Retry-After": {
+      description:
+        "Seconds to wait before retrying: the media engine is at capacity, starting or unreachable, or the account already uses its share of it.",
+      schema: { type: "string" },
+    },
+  },
   405: { Allow: { description: "The methods the resource supports.", schema: { type: "string" } } },
   429: {
     "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } },
