@@ -198,7 +198,7 @@ async function main() {
     const hostileKey = await newAccountKey(service, "hostile");
 
     const wellBehaved = (key: string, i: number) =>
-      i % 2 === 0
+      (i + syncKeys.indexOf(key)) % 2 === 0
         ? syncCall(service, key, "/v1/video/probe", { source_url: media.url("clip.mp4") })
         : syncCall(service, key, "/v1/image/watermark", {
             source_url: media.url("photo-720.jpg"),
