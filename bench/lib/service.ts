@@ -6,6 +6,8 @@ import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.
 
 export type Service = {
   base: string;
+  /** The `npm run dev` process: the Worker (workerd) and the engine run below it. */
+  pid: number;
   apiKey: string;
   accountId: string;
   admin: (path: string, init?: RequestInit) => Promise<Response>;
@@ -42,6 +44,7 @@ export async function startService(
   const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;
   return {
     base,
+    pid: child.pid!,
     apiKey: apiKey!,
     accountId: accountId!,
     admin: (p, init = {}) =>

@@ -34,6 +34,11 @@ export interface HttpMediaEngineOptions {
   secret: string;
   /** Where loads are remembered; default: one board per isolate. */
   loads?: LoadBoard;
+  /**
+   * "low" (header X-Engine-Priority: low): jobs may wait only in the first half of an engine's queue, else are
+   * refused (503). Tasks use it: they wait in their runner instead, leaving room for synchronous calls.
+   */
+  priority?: "low" | "normal";
 }
 
 /** An engine reached by plain `fetch` at `url` (development, tests). */
@@ -69,6 +74,7 @@ export class HttpMediaEngine implements MediaEngine {
   private readonly targets: readonly EngineTarget[];
   private readonly secret: string;
   private readonly loads: LoadBoard;
+  private readonly priority: "low" | "normal";
   /** Job id → the instance it was sent to (set when sent, so progress finds it while it runs). */
   private readonly placed = new Map<string, EngineTarget>();
 
@@ -77,10 +83,13 @@ export class HttpMediaEngine implements MediaEngine {
     this.targets = options.targets;
     this.secret = options.secret;
     this.loads = options.loads ?? isolateLoadBoard;
+    this.priority = options.priority ?? "normal";
   }
 
   private request(target: EngineTarget, method: string, path: string, body?: unknown, signal?: AbortSignal) {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${this.secret}` } };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.secret}` };
+    if (this.priority === "low") headers["x-engine-priority"] = "low";
+    const init: RequestInit = { method, headers };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers = { ...init.headers, "content-type": "application/json" };

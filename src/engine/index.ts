@@ -30,11 +30,18 @@ export interface EngineConfig {
   secret: string;
   /** Container instances to spread jobs over, "engine-0"… (default 3, wrangler.toml's max_instances). */
   instances?: number;
+  /** "low" for tasks: see HttpMediaEngineOptions.priority. */
+  priority?: "low" | "normal";
 }
 
 export function createEngine(config: EngineConfig): MediaEngine {
   const urls = engineUrls(config.engineUrl ?? "");
-  if (urls.length > 0) return new HttpMediaEngine({ targets: urls.map(urlTarget), secret: config.secret });
+  if (urls.length > 0)
+    return new HttpMediaEngine({
+      targets: urls.map(urlTarget),
+      secret: config.secret,
+      priority: config.priority ?? "normal",
+    });
   const namespace = config.container;
   if (namespace === undefined) throw new Error("media engine: set ENGINE_URL or bind MediaEngineContainer");
   const targets = Array.from({ length: Math.max(1, config.instances ?? 3) }, (_, i): EngineTarget => {
@@ -45,5 +52,5 @@ export function createEngine(config: EngineConfig): MediaEngine {
       fetch: (request) => getContainer(namespace, name).fetch(request),
     };
   });
-  return new HttpMediaEngine({ targets, secret: config.secret });
+  return new HttpMediaEngine({ targets, secret: config.secret, priority: config.priority ?? "normal" });
 }

@@ -111,6 +111,7 @@ const STATUS_HEADERS: Partial<Record<number, ResponseHeader[]>> = {
   409: ["Retry-After"],
   416: ["Content-Range"],
   429: ["Retry-After"],
+  503: ["Retry-After"],
 };
 
 /** What each status means beyond its code's title, where the title alone does not say it. */

@@ -3,7 +3,11 @@ import { createEngine, type MediaEngine } from "../engine";
 import { ApiError } from "../errors/api-error";
 
 /** The media engine for this deployment: ENGINE_URL when set (dev, tests), else the Container binding. */
-export function engineFor(env: Env, config: Config): MediaEngine {
+export function engineFor(
+  env: Env,
+  config: Config,
+  options: { priority?: "low" | "normal" } = {},
+): MediaEngine {
   const container = env.MEDIA_ENGINE;
   if (!config.engineSecret || (!config.engineUrl && !container)) {
     throw new ApiError("SERVICE_UNAVAILABLE", "The media engine is not configured on this deployment.");
@@ -13,5 +17,6 @@ export function engineFor(env: Env, config: Config): MediaEngine {
     container,
     secret: config.engineSecret,
     instances: config.engineInstances,
+    priority: options.priority ?? "normal",
   });
 }

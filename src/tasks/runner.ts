@@ -51,7 +51,8 @@ export class TaskRunner extends DurableObject<Env> {
   }
 
   private engine(config: Config) {
-    return this.engineOverride ?? engineFor(this.env, config);
+    // Tasks queue in an engine only while its queue is less than half full; else 503 → they wait here.
+    return this.engineOverride ?? engineFor(this.env, config, { priority: "low" });
   }
 
   async start(taskId: string): Promise<"scheduled" | "already"> {

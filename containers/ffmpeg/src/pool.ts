@@ -24,14 +24,19 @@ export class Pool {
     return { total: this.total, busy: this.busy, queued: this.waiting.length };
   }
 
-  /** Resolves with a release function once a slot is free; rejects when saturated or aborted. */
-  acquire(signal: AbortSignal): Promise<() => void> {
+  /**
+   * Resolves with a release function once a slot is free; rejects when saturated or aborted. A `low` priority
+   * job (a task, which can wait in the Worker instead) may only wait while the queue is less than half full,
+   * so the other half stays for synchronous calls, whose clients are waiting.
+   */
+  acquire(signal: AbortSignal, options: { priority?: "low" | "normal" } = {}): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.busy < this.total) {
       this.busy++;
       return Promise.resolve(this.releaser());
     }
-    if (this.waiting.length >= this.maxQueue) {
+    const room = options.priority === "low" ? Math.floor(this.maxQueue / 2) : this.maxQueue;
+    if (this.waiting.length >= room) {
       return Promise.reject(
         new EngineError("SERVICE_UNAVAILABLE", "the media engine is at capacity; retry shortly"),
       );

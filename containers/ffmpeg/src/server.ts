@@ -143,7 +143,8 @@ export async function createEngineServer(
     let processed = started;
     let failure: EngineError | undefined;
     try {
-      release = await pool.acquire(signal);
+      const priority = req.headers["x-engine-priority"] === "low" ? "low" : "normal";
+      release = await pool.acquire(signal, { priority });
       job.state = "running";
       const running = performance.now();
       fetched = running;

@@ -1,0 +1,380 @@
+/**
+ * npm run bench:load — engine capacity under a steady mixed load (issue 13), against the service started as
+ * `npm run dev` starts it (its own ports and state):
+ *  1. idle: synchronous probes from the well-behaved accounts alone (BENCH_IDLE_SECONDS, default 20 s);
+ *  2. load (BENCH_LOAD_SECONDS, default 120 s): task creations at 5/s from 10 accounts (autocannon, open loop),
+ *     synchronous calls from 10 other accounts (each one call at a time, paced), and one hostile account
+ *     running sources that send one byte every 5 s and 16.8 MP image watermarks, without pause;
+ *  3. drain: waits for every task to end (at most BENCH_DRAIN_SECONDS, default 300 s).
+ * Prints tasks created/succeeded/failed by cause, p50/p99 per route for the well-behaved accounts in both
+ * phases, the hostile account's answers, and the peak RSS of workerd and the engine. Goals: no task failed
+ * for capacity, no well-behaved synchronous call failed, load p99 of the probes within 2× the idle p99.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import autocannon from "autocannon";
+import { benchMedia, serveMedia } from "./lib/media.ts";
+import { type Service, startService } from "./lib/service.ts";
+
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 120);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
+const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 300);
+const TASKS_PER_SECOND = 5;
+/** Each synchronous account starts a call every this many ms (if its previous one has ended). */
+const SYNC_PACE_MS = 2500;
+const TASK_ACCOUNTS = 10;
+const SYNC_ACCOUNTS = 10;
+/** The hostile account's concurrent slow-source calls and 16.8 MP watermarks. */
+const HOSTILE_SLOW = 6;
+const HOSTILE_LARGE = 2;
+
+type Sample = { route: string; ms: number; status: number; code?: string; detail?: string };
+
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+/** Peak RSS (MiB) of the service's workerd and engine processes: every process below `root`, sampled. */
+function rssSampler(root: number) {
+  const peak = { workerd: 0, engine: 0 };
+  const sample = () => {
+    const parent = new Map<number, number>();
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+        parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {}
+    }
+    const below = (pid: number) => {
+      for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) return true;
+      return false;
+    };
+    for (const pid of parent.keys()) {
+      if (!below(pid)) continue;
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        const rss =
+          Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+        if (cmd.includes("workerd")) peak.workerd = Math.max(peak.workerd, rss);
+        if (cmd.includes("containers/ffmpeg/src/main.ts")) peak.engine = Math.max(peak.engine, rss);
+      } catch {}
+    }
+  };
+  const timer = setInterval(sample, 500);
+  return { peak, stop: () => clearInterval(timer) };
+}
+
+/** A source that answers at once and then sends one byte every 5 s (the attack of issue 13). */
+async function dripServer() {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-length": 50_000_000, "content-type": "video/mp4" });
+    res.write(Buffer.alloc(1));
+    const timer = setInterval(() => res.write(Buffer.alloc(1)), 5000);
+    res.on("close", () => clearInterval(timer));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/drip.mp4`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+async function newAccountKey(service: Service, name: string) {
+  const account = await service.admin("/admin/v1/accounts", {
+    method: "POST",
+    body: JSON.stringify({ name, credits: 1_000_000 }),
+  });
+  if (account.status !== 201) throw new Error(`creating ${name}: ${account.status} ${await account.text()}`);
+  const { id } = (await account.json()) as { id: string };
+  const key = await service.admin(`/admin/v1/accounts/${id}/keys`, {
+    method: "POST",
+    body: JSON.stringify({ name: "load", rate_limit_per_minute: 100_000 }),
+  });
+  if (key.status !== 201) throw new Error(`key for ${name}: ${key.status}`);
+  return ((await key.json()) as { key: string }).key;
+}
+
+let idem = 0;
+async function syncCall(service: Service, key: string, route: string, body: unknown): Promise<Sample> {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${service.base}${route}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": `load-${process.pid}-${++idem}`,
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const problem = res.ok ? undefined : (JSON.parse(text) as { code?: string; detail?: string });
+    return {
+      route,
+      ms: performance.now() - started,
+      status: res.status,
+      ...(problem ? { code: problem.code ?? "?", detail: problem.detail ?? "" } : {}),
+    };
+  } catch (error) {
+    return { route, ms: performance.now() - started, status: 0, code: String(error) };
+  }
+}
+
+/** Each account in turn: one call at a time, one every SYNC_PACE_MS, until `until`. */
+async function paced(keys: string[], until: number, call: (key: string, i: number) => Promise<Sample>) {
+  const samples: Sample[] = [];
+  await Promise.all(
+    keys.map(async (key, a) => {
+      await new Promise((r) => setTimeout(r, (a * SYNC_PACE_MS) / keys.length));
+      for (let i = 0; Date.now() < until; i++) {
+        const started = Date.now();
+        samples.push(await call(key, i));
+        await new Promise((r) => setTimeout(r, Math.max(0, SYNC_PACE_MS - (Date.now() - started))));
+      }
+    }),
+  );
+  return samples;
+}
+
+function summarize(label: string, samples: Sample[]) {
+  const routes = [...new Set(samples.map((s) => s.route))].sort();
+  for (const route of routes) {
+    const mine = samples.filter((s) => s.route === route);
+    const ok = mine.filter((s) => s.status === 200).map((s) => s.ms);
+    const failed = mine.filter((s) => s.status !== 200);
+    const causes = Object.entries(
+      failed.reduce<Record<string, number>>((acc, s) => {
+        const k = `${s.status} ${s.code ?? ""}`.trim();
+        acc[k] = (acc[k] ?? 0) + 1;
+        return acc;
+      }, {}),
+    )
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(", ");
+    const details = [...new Set(failed.map((s) => s.detail).filter(Boolean))].slice(0, 3);
+    if (details.length > 0) console.log(`  ${label} ${route} failures say: ${details.join(" | ")}`);
+    console.log(
+      `${label} ${route}: ${mine.length} calls, ${failed.length} failed${causes ? ` (${causes})` : ""}, ` +
+        `p50 ${percentile(ok, 50).toFixed(0)} ms, p99 ${percentile(ok, 99).toFixed(0)} ms`,
+    );
+  }
+}
+
+/** A 4096×4096 JPEG (16.8 MP, the image limit), made once. */
+function largeImage(file: (name: string) => string) {
+  const path = file("photo-16mp.jpg");
+  if (!existsSync(path)) {
+    execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", [
+      ...["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=4096x4096"],
+      ...["-frames:v", "1", "-q:v", "4", path],
+    ]);
+  }
+}
+
+async function main() {
+  const file = benchMedia();
+  largeImage(file);
+  const media = await serveMedia();
+  const drip = await dripServer();
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  console.log(`Starting the service (npm run dev on port ${port})…`);
+  const service = await startService({ port, enginePort: port + 1 });
+  const rss = rssSampler(service.pid);
+  try {
+    const taskKeys = await Promise.all(
+      Array.from({ length: TASK_ACCOUNTS }, (_, i) => newAccountKey(service, `tasks-${i}`)),
+    );
+    const syncKeys = await Promise.all(
+      Array.from({ length: SYNC_ACCOUNTS }, (_, i) => newAccountKey(service, `sync-${i}`)),
+    );
+    const hostileKey = await newAccountKey(service, "hostile");
+
+    const wellBehaved = (key: string, i: number) =>
+      (i + syncKeys.indexOf(key)) % 2 === 0
+        ? syncCall(service, key, "/v1/video/probe", { source_url: media.url("clip.mp4") })
+        : syncCall(service, key, "/v1/image/watermark", {
+            source_url: media.url("photo-720.jpg"),
+            params: { text: "load" },
+          });
+
+    // Warm-up, so the idle run does not measure first compilations.
+    for (const key of syncKeys.slice(0, 2)) await wellBehaved(key, 0);
+    console.log(`Idle run: ${IDLE_SECONDS} s of synchronous calls alone…`);
+    const idle = await paced(syncKeys, Date.now() + IDLE_SECONDS * 1000, wellBehaved);
+
+    console.log(`Load run: ${LOAD_SECONDS} s…`);
+    const until = Date.now() + LOAD_SECONDS * 1000;
+    const taskIds: string[] = [];
+    const createFailures: Record<string, number> = {};
+    let next = 0;
+    const TASK_BODIES = [
+      { type: "video.probe", source_url: media.url("clip.mp4") },
+      { type: "video.extract-cover", source_url: media.url("clip.mp4"), params: { time: 1 } },
+      { type: "image.watermark", source_url: media.url("photo-720.jpg"), params: { text: "task" } },
+      { type: "video.trim", source_url: media.url("clip.mp4"), params: { start: 1, end: 3 } },
+    ];
+    const tasks = autocannon({
+      url: service.base,
+      connections: 10,
+      overallRate: TASKS_PER_SECOND,
+      duration: LOAD_SECONDS,
+      requests: [
+        {
+          method: "POST",
+          path: "/v1/tasks",
+          setupRequest: (request) => {
+            const i = next++;
+            return {
+              ...request,
+              headers: {
+                authorization: `Bearer ${taskKeys[i % taskKeys.length]}`,
+                "content-type": "application/json",
+              },
+              body: JSON.stringify(TASK_BODIES[i % TASK_BODIES.length]),
+            };
+          },
+          onResponse: (status, body) => {
+            if (status === 201) taskIds.push((JSON.parse(body) as { id: string }).id);
+            else createFailures[String(status)] = (createFailures[String(status)] ?? 0) + 1;
+          },
+        },
+      ],
+    });
+    const hostile: Promise<Sample[]>[] = [];
+    const loop = async (call: () => Promise<Sample>) => {
+      const samples: Sample[] = [];
+      while (Date.now() < until) {
+        const sample = await call();
+        samples.push(sample);
+        if (sample.status === 503) await new Promise((r) => setTimeout(r, 250));
+      }
+      return samples;
+    };
+    for (let i = 0; i < HOSTILE_SLOW; i++) {
+      hostile.push(
+        loop(() =>
+          syncCall(service, hostileKey, i % 2 ? "/v1/video/probe" : "/v1/video/extract-audio", {
+            source_url: drip.url,
+          }),
+        ),
+      );
+    }
+    for (let i = 0; i < HOSTILE_LARGE; i++) {
+      hostile.push(
+        loop(() =>
+          syncCall(service, hostileKey, "/v1/image/watermark", {
+            source_url: media.url("photo-16mp.jpg"),
+            params: { text: "hostile" },
+          }),
+        ),
+      );
+    }
+    const hostileTasks = async () => {
+      // The attack of issue 13 as tasks too: six tasks on the dripping source.
+      for (let i = 0; i < 6; i++) {
+        await fetch(`${service.base}/v1/tasks`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${hostileKey}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ type: "video.extract-audio", source_url: drip.url }),
+        });
+      }
+    };
+    const [loaded, taskRun, hostileSamples] = await Promise.all([
+      paced(syncKeys, until, wellBehaved),
+      tasks,
+      Promise.all(hostile).then((all) => all.flat()),
+      hostileTasks(),
+    ]);
+
+    console.log(`Draining: waiting for ${taskIds.length} tasks to end (at most ${DRAIN_SECONDS} s)…`);
+    const ended = new Map<string, { status: string; code?: string; total?: number }>();
+    const drainUntil = Date.now() + DRAIN_SECONDS * 1000;
+    const keyOf = new Map<string, string>();
+    // Any task key can read only its own tasks: ask each account for its list instead of guessing.
+    while (ended.size < taskIds.length && Date.now() < drainUntil) {
+      for (const key of taskKeys) {
+        let cursor: string | null = null;
+        do {
+          const page: Response = await fetch(
+            `${service.base}/v1/tasks?limit=100${cursor ? `&cursor=${cursor}` : ""}`,
+            { headers: { Authorization: `Bearer ${key}` } },
+          );
+          const body = (await page.json()) as {
+            results: {
+              id: string;
+              status: string;
+              error: { code: string } | null;
+              metrics?: { total_time?: number };
+            }[];
+            next_cursor?: string | null;
+          };
+          for (const t of body.results) {
+            keyOf.set(t.id, key);
+            if (["succeeded", "failed", "canceled"].includes(t.status)) {
+              ended.set(t.id, {
+                status: t.status,
+                ...(t.error ? { code: t.error.code } : {}),
+              });
+            }
+          }
+          cursor = body.next_cursor ?? null;
+        } while (cursor);
+      }
+      if (ended.size < taskIds.length) await new Promise((r) => setTimeout(r, 2000));
+    }
+    rss.stop();
+
+    const byCause: Record<string, number> = {};
+    for (const t of ended.values()) {
+      if (t.status !== "succeeded")
+        byCause[`${t.status} ${t.code ?? ""}`.trim()] =
+          (byCause[`${t.status} ${t.code ?? ""}`.trim()] ?? 0) + 1;
+    }
+    const succeeded = [...ended.values()].filter((t) => t.status === "succeeded").length;
+    console.log("");
+    console.log(
+      `conditions: ${LOAD_SECONDS} s load after ${IDLE_SECONDS} s idle; ${TASKS_PER_SECOND} tasks/s from ${TASK_ACCOUNTS} accounts; ` +
+        `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, 6 drip-source tasks`,
+    );
+    console.log(
+      `tasks: ${taskIds.length} created (${taskRun.requests.sent} sent, create failures ${JSON.stringify(createFailures)}), ` +
+        `${succeeded} succeeded, ${taskIds.length - ended.size} not ended after the drain, failed by cause ${JSON.stringify(byCause)}`,
+    );
+    summarize("idle", idle);
+    summarize("load", loaded);
+    summarize("hostile", hostileSamples);
+    const p99 = (samples: Sample[]) =>
+      percentile(
+        samples.filter((s) => s.route === "/v1/video/probe" && s.status === 200).map((s) => s.ms),
+        99,
+      );
+    const ratio = p99(loaded) / p99(idle);
+    const syncFailed = loaded.filter((s) => s.status !== 200).length;
+    const capacityFailed = [...ended.values()].filter(
+      (t) => t.code === "SERVICE_UNAVAILABLE" || t.code === "INTERNAL",
+    ).length;
+    console.log(`probe p99 load/idle: ${ratio.toFixed(2)}x (goal ≤ 2x)`);
+    console.log(
+      `well-behaved sync calls failed: ${syncFailed} (goal 0); tasks failed for capacity: ${capacityFailed} (goal 0)`,
+    );
+    console.log(
+      `peak RSS: workerd ${rss.peak.workerd.toFixed(0)} MiB, engine ${rss.peak.engine.toFixed(0)} MiB`,
+    );
+  } finally {
+    rss.stop();
+    service.stop();
+    media.close();
+    drip.close();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,46 @@
+/**
+ * The engine's part in capacity: every answer reports its load (X-Engine-Load), and a job sent with
+ * X-Engine-Priority: low (a task, which can wait in the Worker instead) may wait only in the first half of
+ * the queue, so the other half stays for synchronous calls.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { AUTH, fixtureUrl, jobId, media, startTestEngine, type TestEngine } from "./support/engine.ts";
+
+let engine: TestEngine;
+beforeAll(async () => {
+  engine = await startTestEngine({ slots: 1, queue: 2, warmProbes: 0 });
+});
+afterAll(() => engine.close());
+
+const low = { ...AUTH, "content-type": "application/json", "x-engine-priority": "low" };
+
+describe("X-Engine-Priority: low", () => {
+  test("waits in the first half of the queue only; past it refused at once, where a normal job waits", async () => {
+    const holder = new AbortController();
+    const held = engine
+      .job("video.probe", { source_url: fixtureUrl("/hang") }, { signal: holder.signal })
+      .catch(() => null);
+    while (engine.engine.pool.stats().busy === 0) await new Promise((r) => setTimeout(r, 20));
+
+    // The first half of the queue (1 of 2) takes a low-priority job.
+    const lowQueued = engine.job("video.probe", { source_url: media("av.mp4") }, { headers: low });
+    while (engine.engine.pool.stats().queued === 0) await new Promise((r) => setTimeout(r, 20));
+    const refused = await engine.job("video.probe", { source_url: media("av.mp4") }, { headers: low });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { code: string }).code).toBe("SERVICE_UNAVAILABLE");
+    expect(refused.headers.get("x-engine-load")).toBe("busy=1;slots=1;queued=1");
+
+    const queued = engine.job("video.probe", { job_id: jobId(), source_url: media("av.mp4") });
+    while (engine.engine.pool.stats().queued < 2) await new Promise((r) => setTimeout(r, 20));
+    holder.abort();
+    await held;
+    expect((await lowQueued).status).toBe(200);
+    expect((await queued).status).toBe(200);
+  });
+
+  test("with a free slot it runs like any job", async () => {
+    await engine.engine.idle();
+    const res = await engine.job("video.probe", { source_url: media("av.mp4") }, { headers: low });
+    expect(res.status).toBe(200);
+  });
+});
