@@ -20,6 +20,11 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.get("/docs", (c) => {
     const doc = openApiDocument(app, "public", new URL(c.req.url).origin) as unknown as Document;
     const reference = referenceModel(doc);
-    return renderPage(c, `${reference.title} — API reference`, createElement(ReferencePage, { reference }));
+    const rateLimit = c.get("config").defaultRateLimitPerMinute;
+    return renderPage(
+      c,
+      `${reference.title} — API reference`,
+      createElement(ReferencePage, { reference, rateLimit }),
+    );
   });
 }

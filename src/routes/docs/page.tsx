@@ -188,7 +188,7 @@ const SECTIONS = [
 ] as const;
 
 /** The API reference: guides first, then every operation of the document by tag. */
-export function ReferencePage({ reference }: { reference: Reference }) {
+export function ReferencePage({ reference, rateLimit }: { reference: Reference; rateLimit: number }) {
   return (
     <>
       <h1>{reference.title}</h1>
@@ -247,10 +247,10 @@ export function ReferencePage({ reference }: { reference: Reference }) {
 
       <h2 id="rate-limits">Rate limits</h2>
       <p>
-        Each API key has its own limit: 60 requests per minute unless the operator set another, counted over a
-        sliding 60-second window. Every authenticated response carries the IETF fields{" "}
-        <code>RateLimit-Policy: "default";q=60;w=60</code> (the quota and window) and{" "}
-        <code>RateLimit: "default";r=59;t=12</code> (requests remaining, and seconds until the window frees
+        Each API key has its own limit: {rateLimit} requests per minute unless the operator set another for
+        the key, counted over a sliding 60-second window. Every authenticated response carries the IETF fields{" "}
+        <code>RateLimit-Policy: "default";q={rateLimit};w=60</code> (the quota and window) and{" "}
+        <code>RateLimit: "default";r=41;t=12</code> (requests remaining, and seconds until the window frees
         one). Over the limit the answer is 429 <code>RATE_LIMIT_EXCEEDED</code> with <code>Retry-After</code>{" "}
         in seconds: wait that long before retrying.
       </p>

@@ -43,5 +43,7 @@ describe("/docs", () => {
     for (const language of ["TypeScript", "Python", "Go"])
       expect(text).toContain(`Verification in ${language}`);
     expect(text).toContain("curl -X POST 'http://api.test/v1/tasks'");
+    expect(text).toContain("Each API key has its own limit: 60 requests per minute");
+    expect(text).toContain('RateLimit-Policy: "default";q=60;w=60');
   });
 });
