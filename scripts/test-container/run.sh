@@ -123,8 +123,8 @@ start_dockerd build env
 # TEST_CONTAINER_SUITES=0 leaves both suites out, for work on the later steps only (never in CI; said loudly).
 suites="${TEST_CONTAINER_SUITES:-1}"
 if [ "$suites" = 1 ]; then
-  (cd "$repo" && exec setsid node node_modules/vitest/vitest.mjs run --project media-engine \
-    --reporter=json --outputFile="$run/host-suite.json" >"$run/host-suite.log" 2>&1) &
+  (cd "$repo" && NO_COLOR=1 exec setsid node node_modules/vitest/vitest.mjs run --project media-engine \
+    --reporter=default --reporter=json --outputFile="$run/host-suite.json" >"$run/host-suite.log" 2>&1) &
   host_suite_pid=$!
 fi
 
