@@ -123,8 +123,8 @@ start_dockerd build env
 # TEST_CONTAINER_SUITES=0 leaves both suites out, for work on the later steps only (never in CI; said loudly).
 suites="${TEST_CONTAINER_SUITES:-1}"
 if [ "$suites" = 1 ]; then
-  (cd "$repo" && exec setsid node node_modules/vitest/vitest.mjs run --project media-engine \
-    --reporter=json --outputFile="$run/host-suite.json" >"$run/host-suite.log" 2>&1) &
+  (cd "$repo" && NO_COLOR=1 exec setsid node node_modules/vitest/vitest.mjs run --project media-engine \
+    --reporter=default --reporter=json --outputFile="$run/host-suite.json" >"$run/host-suite.log" 2>&1) &
   host_suite_pid=$!
 fi
 
@@ -198,6 +198,10 @@ echo "healthy $((SECONDS - t0)) s after docker run"
 if [ "$suites" != 1 ]; then
   echo "ENGINE SUITES SKIPPED (TEST_CONTAINER_SUITES=$suites): this run proves less than test:container should"
 else
+# The host run first: two suites at once on two cores would slow both (a few engine tests assert durations).
+echo "waiting for the host run of the engine suite"
+wait "$host_suite_pid" || { tail -60 "$run/host-suite.log"; host_suite_pid=""; fail "the engine suite failed as a host process"; }
+host_suite_pid=""
 # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
 # read-only (the suite and vitest); the suite writes only to the container's /tmp.
 if ! "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
@@ -207,9 +211,6 @@ if ! "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true 
   fail "the engine suite failed inside the container"
 fi
 grep -E '^ *(Test Files|Tests) ' "$run/container-suite.log" | sed 's/^/  container: /'
-echo "waiting for the host run of the engine suite"
-wait "$host_suite_pid" || { tail -60 "$run/host-suite.log"; host_suite_pid=""; fail "the engine suite failed as a host process"; }
-host_suite_pid=""
 counts() { node -e "const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)" "$1"; }
 read -r host_passed host_failed host_skipped < <(counts "$run/host-suite.json")
 read -r box_passed box_failed box_skipped < <(counts "$run/out/container-suite.json")
@@ -217,6 +218,10 @@ echo "engine suite, host process: $host_passed passed, $host_failed failed, $hos
 echo "engine suite, in the image: $box_passed passed, $box_failed failed, $box_skipped skipped"
 [ "$host_passed" = "$box_passed" ] || fail "the pass counts differ (host $host_passed, image $box_passed)"
 fi
+# The image's HEALTHCHECK (every 30 s, on $PORT) has run by now when the suite ran.
+health="$("$docker" inspect -f '{{.State.Health.Status}}' p6c-engine)"
+echo "HEALTHCHECK: $health"
+[ "$suites" != 1 ] || [ "$health" = healthy ] || fail "the image's HEALTHCHECK says $health"
 "$docker" rm -f p6c-engine >/dev/null
 
 step "wrangler dev with containers: every operation and a task through the Container binding"

@@ -183,15 +183,14 @@ describe("ranged requests for readers far beyond the download", () => {
   };
 
   test("a trim near the end of a slow source does not wait for the whole download", async () => {
-    // At 100 KiB/s the 2 MB file would take 20 s; the trim needs its index and its last seconds.
-    const source = ranged("kbps=100");
-    const started = performance.now();
+    // The whole-file download never ends (a trickle): the trim can only succeed with its index from the
+    // head and its last seconds from a ranged request, whatever the machine's load.
+    const source = ranged("trickle=1");
     const res = await engine.job("audio.trim", { source_url: source.url, params: { start: 15, end: 18 } });
     expect(res.status, await res.clone().text()).toBe(200);
     const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
     expect(result).toMatchObject({ format: "m4a", start: 15 });
     expect(result.duration).toBeCloseTo(3, 1);
-    expect(performance.now() - started).toBeLessThan(10_000);
     expect(await source.count()).toBeGreaterThan(0);
     const probe = await ffprobe(await saveBody(res, "ranged.m4a"));
     expect(Number(probe.format.duration)).toBeCloseTo(3, 1);
@@ -222,7 +221,7 @@ describe("ranged requests for readers far beyond the download", () => {
   test("a ranged answer that stalls trips the read timeout", async () => {
     // The whole-file download trickles (never done, never idle), so the seek to 15 s always takes a ranged
     // request, and that request's stall is the only one: no race with the download, whatever the load.
-    const source = ranged("hang=1");
+    const source = ranged("trickle=1&hang=1");
     const started = performance.now();
     const res = await engine.job("audio.trim", { source_url: source.url, params: { start: 15, end: 18 } });
     expect(await errorOf(res)).toMatchObject({

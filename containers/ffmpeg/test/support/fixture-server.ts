@@ -16,8 +16,8 @@
  *   /ranged/<name>?kbps=<n>    Accept-Ranges: bytes; whole-file answers throttled like /slow, Range
  *                              requests answered 206 at full speed (counted per `tag`); `lie=1` ignores
  *                              Range (200, the whole file), `cut=1` ends each 206 after half its bytes,
- *                              `hang=1` sends 206 headers and 64 KiB, then nothing, and makes the
- *                              whole-file answer a trickle (see `trickle`) so only the 206 can stall
+ *                              `hang=1` sends 206 headers and 64 KiB, then nothing; `trickle=1` makes the
+ *                              whole-file answer a download that never ends (see `trickle`)
  *   /ranged-stats?tag=<t>      {"ranged": <206 answers given for that tag>}
  */
 import { createReadStream } from "node:fs";
@@ -133,7 +133,7 @@ export async function startFixtureServer(dir: string, host = "127.0.0.1"): Promi
             return;
           }
           res.writeHead(200, { "content-length": size, "accept-ranges": "bytes" });
-          if (url.searchParams.get("hang") === "1") trickle(res, name);
+          if (url.searchParams.get("trickle") === "1") trickle(res, name);
           else sendThrottled(res, name, Number(url.searchParams.get("kbps") ?? 100_000));
           return;
         }
