@@ -6,6 +6,7 @@ import { bodyGuard } from "./http/body-guard";
 import type { AppEnv } from "./http/context";
 import { notFoundHandler } from "./http/not-found";
 import { requestContext } from "./http/request-context";
+import { securityHeaders } from "./http/security-headers";
 import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
@@ -19,7 +20,8 @@ import { taskReadAhead } from "./routes/tasks/get";
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 
 /**
- * The application, built once. Middleware order: request context (id, config, db) → (GET /v1/tasks/{id} only:
+ * The application, built once. Middleware order: security headers (on the way out, every response) → request
+ * context (id, config, db) → (GET /v1/tasks/{id} only:
  * the task read starts) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
  * (1 MiB, JSON only) → the route's validation → handler.
  */
@@ -28,6 +30,7 @@ export function createApp() {
   app.onError(onError);
   app.notFound(notFoundHandler(() => app.routes));
 
+  app.use("*", securityHeaders);
   app.use("*", requestContext);
   app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
   app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));

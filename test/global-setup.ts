@@ -8,6 +8,7 @@ import { startEngine } from "../containers/ffmpeg/src/launch.ts";
 import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
 import { startInspector } from "./support/inspector.ts";
+import { startResolverEngine } from "./support/resolver-engine.ts";
 import { startWebhookReceiver } from "./support/webhook-receiver.ts";
 
 const ENGINE_SECRET = "test-engine-secret";
@@ -33,16 +34,19 @@ export default async function setup(project: TestProject) {
     ENGINE_SLOTS: "2",
     ENGINE_QUEUE: "8",
   });
+  const resolverEngine = await startResolverEngine(ENGINE_SECRET);
   const inspector = await startInspector(binaries.ffprobe);
   const webhookReceiver = await startWebhookReceiver();
 
   project.provide("engineSecret", ENGINE_SECRET);
   project.provide("engineUrl", engine.url);
   project.provide("mediaBase", `http://127.0.0.1:${fixtures.port}`);
+  project.provide("resolverEngineUrl", resolverEngine.url);
   project.provide("inspectorUrl", inspector.url);
   project.provide("webhookReceiverUrl", webhookReceiver.url);
   return async () => {
     await engine.stop();
+    await resolverEngine.close();
     await fixtures.close();
     await inspector.close();
     await webhookReceiver.close();

@@ -6,6 +6,8 @@ declare module "vitest" {
     engineSecret: string;
     engineUrl: string;
     mediaBase: string;
+    /** A production-mode engine whose DNS is test/support/resolver-engine.ts TEST_DNS. */
+    resolverEngineUrl: string;
     inspectorUrl: string;
     /** Loopback webhook endpoint (test/support/webhook-receiver.ts): /_script/<path>, /_received/<path>. */
     webhookReceiverUrl: string;

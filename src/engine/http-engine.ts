@@ -12,6 +12,7 @@ import {
   type EngineJobRequest,
   type EngineJobStatus,
   type EngineJobType,
+  type EngineResolveRequest,
   type EngineResult,
   type MediaEngine,
 } from "./types.ts";
@@ -77,6 +78,10 @@ export class HttpMediaEngine implements MediaEngine {
 
   fetchSource(body: EngineFetchRequest, signal?: AbortSignal): Promise<Response> {
     return this.post("/v1/fetch", undefined, body, signal);
+  }
+
+  resolve(body: EngineResolveRequest, signal?: AbortSignal): Promise<Response> {
+    return this.post("/v1/resolve", undefined, body, signal);
   }
 
   async progress(jobId: string): Promise<number | null> {

@@ -58,11 +58,19 @@ export interface EngineJobRequest {
 /** POST /v1/fetch */
 export interface EngineFetchRequest {
   source_url: string;
+  /** The client's field named in refusals: source_url (default) or params.watermark_url. */
+  field?: "source_url" | "params.watermark_url";
   /** Default 25 MiB. */
   max_source_bytes?: number;
   /** Default ["image"]. */
   accept?: ("image" | "video" | "audio")[];
   timeout_ms?: number;
+}
+
+/** POST /v1/resolve: 200 `{addresses}`, 400 naming `field` when refused, 502 when the name does not resolve. */
+export interface EngineResolveRequest {
+  url: string;
+  field: "source_url" | "params.watermark_url" | "webhook";
 }
 
 /** Header X-Engine-Media of a /v1/fetch answer. */
@@ -131,6 +139,8 @@ export interface EngineJobStatus {
 export interface MediaEngine {
   run(type: EngineJobType, body: EngineJobRequest, signal?: AbortSignal): Promise<Response>;
   fetchSource(body: EngineFetchRequest, signal?: AbortSignal): Promise<Response>;
+  /** Resolves a URL's host and applies the engine's address policy (webhooks, task sources at creation). */
+  resolve(body: EngineResolveRequest, signal?: AbortSignal): Promise<Response>;
   /** Progress of a live job (0..1), or null when the engine does not know it (finished or never seen). */
   progress(jobId: string): Promise<number | null>;
   /** Kills a live job; resolves quietly when it is already gone. */

@@ -8,8 +8,8 @@ import WEBP_DEC_WASM from "@jsquash/webp/codec/dec/webp_dec.wasm";
 import webpEncoder from "@jsquash/webp/codec/enc/webp_enc_simd.js";
 import WEBP_ENC_WASM from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import { defaultOptions as WEBP_DEFAULTS } from "@jsquash/webp/meta.js";
-import { type ImageFormat, jpegSegments } from "./header";
-import { decodePng, encodePng } from "./png";
+import { type ImageFormat, jpegSegments, MAX_IMAGE_PIXELS, readImageHeader } from "./header";
+import { checkPixels, decodePng, encodePng } from "./png";
 import type { Rgba } from "./rgba";
 
 /**
@@ -83,9 +83,19 @@ const jpegEncoder = new CodecSlot<Encoder>(mozjpegEncoder as Factory, JPEG_ENC_W
 const webpDecoderSlot = new CodecSlot<Decoder>(webpDecoder as Factory, WEBP_DEC_WASM);
 const webpEncoderSlot = new CodecSlot<Encoder>(webpEncoder as Factory, WEBP_ENC_WASM);
 
-/** Decodes to RGBA; throws when the data is not a complete image of that format. */
-export async function decodeImage(format: ImageFormat, bytes: Uint8Array): Promise<Rgba> {
-  if (format === "png") return decodePng(bytes);
+/**
+ * Decodes to RGBA; throws when the data is not a complete image of that format, and DecodeLimitError before
+ * any decoding when its header declares more than `maxPixels` (the codecs allocate the full output first).
+ */
+export async function decodeImage(
+  format: ImageFormat,
+  bytes: Uint8Array,
+  maxPixels = MAX_IMAGE_PIXELS,
+): Promise<Rgba> {
+  if (format === "png") return decodePng(bytes, maxPixels);
+  const header = readImageHeader(bytes);
+  if (header?.format !== format) throw new Error(`not a ${format} image`);
+  checkPixels(header.width, header.height, maxPixels);
   // libjpeg only warns about a missing end and fills the rest with grey; a cut-off file is an error here.
   if (format === "jpeg" && !hasJpegEnd(bytes)) throw new Error("truncated JPEG");
   // Embind checks arity: the JPEG decoder takes preserveOrientation (false: pixels as stored), WebP does not.

@@ -12,3 +12,18 @@ export class ImageInputError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A decoder refused to produce (or keep producing) output: more pixels than the cap (413), or compressed data
+ * that inflates beyond what the image's header declares (415: the file is malformed, whatever its size).
+ * `message` completes a sentence that starts with the input's name ("The image …").
+ */
+export class DecodeLimitError extends Error {
+  override readonly name = "DecodeLimitError";
+  readonly code: ImageInputError["code"];
+
+  constructor(code: ImageInputError["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
+}

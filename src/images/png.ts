@@ -1,4 +1,6 @@
 import { crc32 } from "./crc32";
+import { DecodeLimitError } from "./errors";
+import { MAX_IMAGE_PIXELS } from "./header";
 import type { Rgba } from "./rgba";
 
 /**
@@ -6,6 +8,12 @@ import type { Rgba } from "./rgba";
  * unfiltered as they are inflated, straight into the RGBA result, so a decode holds the input and one RGBA
  * buffer and nothing else; a WASM codec would also keep its own grown memory for the life of the isolate.
  * Reads every PNG colour type and bit depth (16-bit is reduced to 8), palettes, tRNS and Adam7 interlacing.
+ *
+ * Decoded size is bounded before any work: the header's pixel count is checked against the cap before the
+ * RGBA buffer exists, and the compressed data is fed to zlib in small slices while the inflated bytes are
+ * counted against what the header implies (rows × (1 filter byte + row bytes), per Adam7 pass). A stream
+ * that inflates past that (a "zip bomb": 1 MB of zeros inflating to 1 GiB behind a 1×1 header) is refused
+ * after at most one slice's worth of output, never held.
  */
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
@@ -17,6 +25,11 @@ const DEPTHS: Record<number, number[]> = {
   4: [8, 16],
   6: [8, 16],
 };
+/**
+ * Compressed bytes handed to zlib per write. Deflate expands at most ~1032:1, so one slice inflates to at
+ * most ~8 MiB before the count below can stop it.
+ */
+const INFLATE_SLICE_BYTES = 8 * 1024;
 const ADAM7 = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
@@ -40,7 +53,8 @@ function type4(b: Uint8Array, o: number): string {
   return String.fromCharCode(b[o]!, b[o + 1]!, b[o + 2]!, b[o + 3]!);
 }
 
-export async function decodePng(bytes: Uint8Array): Promise<Rgba> {
+/** Decodes to RGBA; refuses (DecodeLimitError) more than `maxPixels` or image data beyond the header's size. */
+export async function decodePng(bytes: Uint8Array, maxPixels = MAX_IMAGE_PIXELS): Promise<Rgba> {
   if (bytes.length < 8 || SIGNATURE.some((v, i) => bytes[i] !== v)) throw new PngFormatError("not a PNG");
   let ihdr: Ihdr | undefined;
   let palette: Uint8Array | undefined;
@@ -64,9 +78,10 @@ export async function decodePng(bytes: Uint8Array): Promise<Rgba> {
   if (ihdr.colorType === 3 && !palette) throw new PngFormatError("palette PNG without PLTE");
 
   const { width, height } = ihdr;
+  checkPixels(width, height, maxPixels);
   const out = new Uint8ClampedArray(width * height * 4);
   const rows = rowDecoder(ihdr, out, palette, trns);
-  await inflate(idat, rows.push);
+  await inflate(idat, rows.expectedBytes, rows.push);
   if (!rows.done()) throw new PngFormatError("truncated PNG image data");
   return { data: out, width, height };
 }
@@ -85,19 +100,50 @@ function parseIhdr(d: Uint8Array): Ihdr {
   return ihdr;
 }
 
-/** Feeds the zlib stream through native inflate, handing each inflated piece to `sink` as it arrives. */
-async function inflate(chunks: Uint8Array[], sink: (piece: Uint8Array) => void): Promise<void> {
+/** Refuses a decoded size beyond `maxPixels` before anything is allocated for it. */
+export function checkPixels(width: number, height: number, maxPixels: number): void {
+  const pixels = width * height;
+  if (pixels > maxPixels)
+    throw new DecodeLimitError(
+      "REQUEST_BODY_TOO_LARGE",
+      `is ${width}×${height} (${(pixels / 1e6).toFixed(1)} megapixels); the limit is ${maxPixels / 1e6} megapixels.`,
+    );
+}
+
+/**
+ * Feeds the zlib stream through native inflate in INFLATE_SLICE_BYTES slices, handing each inflated piece
+ * to `sink` as it arrives, and stops (cancelling the stream, so nothing more is inflated) as soon as the
+ * output exceeds `expected` bytes.
+ */
+export async function inflate(
+  chunks: Iterable<Uint8Array>,
+  expected: number,
+  sink: (piece: Uint8Array) => void,
+): Promise<void> {
   const stream = new DecompressionStream("deflate");
   const writer = stream.writable.getWriter();
   const feeding = (async () => {
-    for (const chunk of chunks) await writer.write(chunk);
+    for (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; at += INFLATE_SLICE_BYTES)
+        await writer.write(chunk.subarray(at, at + INFLATE_SLICE_BYTES));
+    }
     await writer.close();
   })();
-  feeding.catch(() => {}); // the reader below reports the same failure
+  feeding.catch(() => {}); // the reader below reports the same failure, or has cancelled the stream
   const reader = stream.readable.getReader();
+  let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    total += value.length;
+    if (total > expected) {
+      await reader.cancel().catch(() => {});
+      await writer.abort().catch(() => {});
+      throw new DecodeLimitError(
+        "CONTENT_TYPE_UNSUPPORTED",
+        `is malformed: its compressed image data inflates beyond the ${expected} bytes its header declares.`,
+      );
+    }
     sink(value);
   }
   await feeding;
@@ -162,7 +208,8 @@ function rowDecoder(h: Ihdr, out: Uint8ClampedArray, palette?: Uint8Array, trns?
       }
     }
   }
-  return { push, done: () => passIndex === passes.length };
+  const expectedBytes = passes.reduce((sum, p) => sum + p.h * (1 + rowBytesOf(p)), 0);
+  return { push, done: () => passIndex === passes.length, expectedBytes };
 }
 
 function unfilter(filter: number, cur: Uint8Array, prev: Uint8Array, bpp: number, rowBytes: number): void {

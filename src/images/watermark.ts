@@ -1,6 +1,6 @@
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
-import { ImageInputError } from "./errors";
+import { DecodeLimitError, ImageInputError } from "./errors";
 import {
   type ImageFormat,
   type ImageHeader,
@@ -107,7 +107,9 @@ async function decode(header: ImageHeader, bytes: Uint8Array, label: string): Pr
   let image: Rgba;
   try {
     image = await decodeImage(header.format, bytes);
-  } catch {
+  } catch (error) {
+    if (error instanceof DecodeLimitError)
+      throw new ImageInputError(error.code, `The ${label} ${error.message}`);
     throw new ImageInputError("CONTENT_TYPE_UNSUPPORTED", `The ${label} is truncated or cannot be decoded.`);
   }
   // The decoder must agree with the header the limits were checked against.

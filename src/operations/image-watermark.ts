@@ -25,16 +25,21 @@ export const IN_WORKER_MAX_PIXELS = 2_200_000;
 const inWorker = new Semaphore(1);
 
 /** Fetches an image through the engine's SSRF-guarded fetcher; the answer carries its sniffed type and size. */
-async function fetchImage(ctx: RunContext, url: string, field: string) {
+async function fetchImage(ctx: RunContext, url: string, field: "source_url" | "params.watermark_url") {
   const response = await callEngine(ctx, () =>
     ctx.engine.fetchSource(
-      { source_url: url, max_source_bytes: MAX_IMAGE_BYTES, accept: ["image"], timeout_ms: ctx.timeoutMs },
+      {
+        source_url: url,
+        field,
+        max_source_bytes: MAX_IMAGE_BYTES,
+        accept: ["image"],
+        timeout_ms: ctx.timeoutMs,
+      },
       ctx.signal,
     ),
   );
   if (!response.ok) {
     const error = await engineFailure(response);
-    // The engine names its own request field; for a logo the client's field is params.watermark_url.
     if (error.errors) throw ApiError.invalid(field, error.detail);
     throw error;
   }
@@ -43,7 +48,7 @@ async function fetchImage(ctx: RunContext, url: string, field: string) {
 
 const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
 
-/** Too large for the WASM codecs, within the image limit: the engine's job. */
+/** Too large for the WASM codecs, within the image limit: the engine's job (a base or a logo). */
 const forEngine = (width: number, height: number) =>
   width * height > IN_WORKER_MAX_PIXELS && width * height <= MAX_IMAGE_PIXELS;
 
@@ -83,9 +88,22 @@ export const imageWatermark = defineOperation({
       return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
     }
     base ??= await bytesOf(source.response);
-    const logo = params.watermark_url
-      ? await bytesOf((await fetchImage(ctx, params.watermark_url, "params.watermark_url")).response)
-      : undefined;
+    let logo: Uint8Array | undefined;
+    if (params.watermark_url) {
+      const fetched = await fetchImage(ctx, params.watermark_url, "params.watermark_url");
+      // A logo too large to decode here goes to the engine with its base: the Worker's memory bounds both.
+      let size: { width?: number | undefined; height?: number | undefined } | null = fetched.media;
+      if (size.width === undefined) {
+        logo = await bytesOf(fetched.response);
+        size = readImageHeader(logo);
+      }
+      if (size?.width !== undefined && size.height !== undefined && forEngine(size.width, size.height)) {
+        if (!logo) await fetched.response.body?.cancel();
+        ctx.timing.add("fetch", performance.now() - started);
+        return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+      }
+      logo ??= await bytesOf(fetched.response);
+    }
     ctx.timing.add("fetch", performance.now() - started);
 
     const result = await ctx.timing.measure("process", () =>

@@ -2,6 +2,7 @@ import { and, eq, isNull, lte, or } from "drizzle-orm";
 import { getConfig } from "../config/config";
 import { createDb } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
+import { targetResolver } from "../fetch/targets";
 import { DEFAULT_TIMEOUT_MS, type DeliverySettings, processDelivery } from "./deliver";
 import type { WebhookMessage } from "./enqueue";
 
@@ -24,6 +25,7 @@ export async function handleWebhookBatch(
     delaysSeconds: config.webhookRetryDelaysSeconds,
     allowPrivate: config.allowPrivateSources,
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    engine: targetResolver(env, config),
     ...overrides,
   };
   const db = createDb(env.DB);

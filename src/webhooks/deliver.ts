@@ -2,6 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from "../db/schema";
+import type { MediaEngine } from "../engine";
+import { resolveTarget } from "../fetch/targets";
 import { activeSecrets } from "./secrets";
 import { signatureHeader } from "./sign";
 import { checkWebhookUrl } from "./url";
@@ -24,6 +26,11 @@ export type DeliverySettings = {
   /** Local development (ALLOW_PRIVATE_SOURCES): loopback and private webhook URLs allowed. */
   allowPrivate: boolean;
   timeoutMs: number;
+  /**
+   * Resolves the URL's name and applies the address policy before each attempt (POST /v1/resolve); null when
+   * no engine is configured, and then nothing is sent (the target cannot be checked).
+   */
+  engine: MediaEngine | null;
 };
 
 /** What the queue should do with the message after one step. */
@@ -49,6 +56,19 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 }
 
 /**
+ * Why an attempt to `url` must not be made, or null: the literal rule (checkWebhookUrl), then the name
+ * resolved now by the engine with every address checked, so a name that has come to point somewhere
+ * private since the task was created is not sent to.
+ */
+async function refusal(url: string, settings: Pick<DeliverySettings, "allowPrivate" | "engine">) {
+  const literal = checkWebhookUrl(url, settings.allowPrivate);
+  if (literal !== null) return literal;
+  if (settings.engine === null) return "the address check is unavailable (no media engine)";
+  const verdict = await resolveTarget(settings.engine, url, "webhook");
+  return verdict.kind === "allowed" ? null : verdict.reason;
+}
+
+/**
  * One HTTP attempt: the stored body as is, signed now with every active secret; no redirects followed.
  * A URL the address policy refuses (it may have become forbidden since the task was created) fails the
  * attempt without any request.
@@ -56,9 +76,9 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 export async function sendAttempt(
   delivery: Pick<WebhookDeliveryRow, "id" | "url" | "event" | "body">,
   secrets: string[],
-  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs">,
+  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs" | "engine">,
 ): Promise<AttemptResult> {
-  const refused = checkWebhookUrl(delivery.url, settings.allowPrivate);
+  const refused = await refusal(delivery.url, settings);
   if (refused !== null) return { statusCode: null, latencyMs: 0, error: `not sent: ${refused}` };
   if (secrets.length === 0)
     return { statusCode: null, latencyMs: 0, error: "not sent: the account has no signing secret" };

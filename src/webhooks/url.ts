@@ -14,9 +14,9 @@ function isLoopback(url: URL, address: string | undefined): boolean {
  * development, ALLOW_PRIVATE_SOURCES) opens loopback only, as §11 says, so a developer can point webhooks at
  * a receiver on their machine; private networks, link-local and the rest stay closed.
  *
- * Names that need DNS are not resolved here: the Worker's fetch cannot choose the address it connects to,
- * and Cloudflare's network does not route to private addresses from a Worker. Redirects are never followed
- * (a 3xx is a failed attempt), so a public name cannot bounce a delivery somewhere private.
+ * This is the check on the URL alone; names are resolved by the engine (src/fetch/targets.ts) at creation
+ * and before every attempt. Redirects are never followed (a 3xx is a failed attempt), so a public name
+ * cannot bounce a delivery somewhere private.
  *
  * Returns null when the URL may be used, else a reason for the client.
  */

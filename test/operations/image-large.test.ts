@@ -62,3 +62,16 @@ describe("image.watermark above the in-Worker limit runs on the media engine", (
     expect(((await response.json()) as { code: string }).code).toBe("CONTENT_TYPE_UNSUPPORTED");
   });
 });
+
+describe("a logo above the in-Worker limit sends the job to the media engine", () => {
+  it("a 3 MP logo on a small base: the base's dimensions", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const result = await ok(key, {
+      source_url: media("logo.png"),
+      params: { watermark_url: media("photo-3mp.jpg"), format: "png", scale: 0.5 },
+    });
+    const file = await download(result.url);
+    const probed = stream(await probe(file.bytes), "video");
+    expect(probed).toMatchObject({ codec_name: "png", width: result.width, height: result.height });
+  });
+});

@@ -1,15 +1,17 @@
 /**
  * POST /v1/fetch (protocol v1, README.md): a source fetched by the guarded fetcher, sniffed, and streamed
- * back with what it is (the Worker's image sources and logos come this way).
+ * back with what it is (the Worker's image sources and logos come this way). POST /v1/resolve: the same
+ * address policy for a URL the engine does not fetch (webhooks, task sources at creation).
  */
 
 import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
-import { abortOnDisconnect, readJson, sendError, sourceFields, streamFile } from "./http-io.ts";
+import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
 import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
-import type { FetchPolicy } from "./security/fetcher.ts";
+import { checkUrl } from "./security/address-policy.ts";
+import { type FetchPolicy, resolveUrl } from "./security/fetcher.ts";
 import { LIMITS } from "./security/limits.ts";
 import { imageSize } from "./sniff.ts";
 
@@ -29,6 +31,12 @@ export async function fetchMedia(
 ): Promise<void> {
   const { policy, tmpDir, log } = engine;
   const body = await readJson(req);
+  // The client's field the URL came from (a logo is params.watermark_url), named in every refusal.
+  const field = body.field === "params.watermark_url" ? body.field : "source_url";
+  if (typeof body.source_url === "string") {
+    const check = checkUrl(body.source_url, policy);
+    if (!check.ok) throw invalid(field, `${field} ${check.reason}`);
+  }
   const { url, maxBytes, timeoutMs } = sourceFields(body, policy, {
     maxBytes: LIMITS.defaultMaxFetchBytes,
     timeoutMs: LIMITS.defaultFetchTimeoutMs,
@@ -52,7 +60,7 @@ export async function fetchMedia(
   const deferred: (() => void)[] = [];
   const ctx = { signal: controller.signal, dir, policy, defer: (fn: () => void) => deferred.push(fn) };
   try {
-    const { source, sniffed } = await openInput(ctx, url, "source_url", maxBytes, "source");
+    const { source, sniffed } = await openInput(ctx, url, field, maxBytes, "source");
     const kind =
       sniffed === null
         ? null
@@ -92,4 +100,24 @@ export async function fetchMedia(
     for (const fn of deferred) fn();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Fields a client may name in POST /v1/resolve: what the Worker checks. */
+const RESOLVE_FIELDS = new Set(["source_url", "params.watermark_url", "webhook"]);
+
+/**
+ * POST /v1/resolve `{url, field}` → 200 `{addresses}` when a fetch could go there; 400 naming `field` when the
+ * URL or any address its name resolves to is refused; 502 when the name does not resolve.
+ */
+export async function resolveTarget(
+  engine: Pick<FetchRouteContext, "policy">,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const body = await readJson(req);
+  const field = typeof body.field === "string" && RESOLVE_FIELDS.has(body.field) ? body.field : null;
+  if (field === null) throw invalid("field", `field must be one of ${[...RESOLVE_FIELDS].join(", ")}`);
+  if (typeof body.url !== "string") throw invalid(field, `${field} must be a string`);
+  const addresses = await resolveUrl(body.url, field, engine.policy);
+  sendJson(res, 200, { addresses });
 }

@@ -125,8 +125,16 @@ export interface JobRequest {
 /** Body of POST /v1/fetch. */
 export interface FetchRequest {
   source_url: string;
+  /** The client's field named in refusals (default source_url). */
+  field?: "source_url" | "params.watermark_url";
   max_source_bytes?: number;
   accept?: MediaKind[];
+}
+
+/** Body of POST /v1/resolve; the answer is `{addresses: string[]}`. */
+export interface ResolveRequest {
+  url: string;
+  field: "source_url" | "params.watermark_url" | "webhook";
 }
 
 export type MediaKind = "image" | "video" | "audio";

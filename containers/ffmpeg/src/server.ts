@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { EngineConfig } from "./config.ts";
-import { fetchMedia } from "./fetch-route.ts";
+import { fetchMedia, resolveTarget } from "./fetch-route.ts";
 import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { JobRegistry } from "./jobs.ts";
 import { runFfmpeg, versionLine } from "./pipeline/ffmpeg.ts";
@@ -230,6 +230,7 @@ export async function createEngineServer(
       return;
     }
     if (req.method === "POST" && route === "/v1/fetch") return fetchMedia({ policy, tmpDir, log }, req, res);
+    if (req.method === "POST" && route === "/v1/resolve") return resolveTarget({ policy }, req, res);
     const jobRoute = /^\/v1\/jobs\/([^/]+)$/.exec(route)?.[1];
     if (jobRoute !== undefined) {
       const name = decodeURIComponent(jobRoute);

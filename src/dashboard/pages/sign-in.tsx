@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import { OPERATOR_THROTTLE, operatorRetryAfter, recordOperatorFailure } from "../../auth/operator-throttle";
 import { digestsEqual, hashSecret } from "../../auth/token";
 import type { DashboardEnv } from "../context";
 import { text } from "../forms";
@@ -37,7 +38,7 @@ function SignIn(props: { next?: string; error?: string }) {
  * The sign-in form is protected like every other form: it carries the CSRF token of a short-lived signed
  * pre-session, kept in a cookie that only the sign-in path receives.
  */
-async function showSignIn(c: Context<DashboardEnv>, status: 200 | 401 | 403, error?: string) {
+async function showSignIn(c: Context<DashboardEnv>, status: 200 | 401 | 403 | 429, error?: string) {
   let pre = await readSession(c, LOGIN_COOKIE, "login");
   if (!pre) {
     pre = newSession("login", Date.now());
@@ -59,12 +60,25 @@ export function registerSignIn(app: Hono<DashboardEnv>) {
     "/login",
     verifyForm((c) => readSession(c, LOGIN_COOKIE, "login")),
     async (c) => {
+      // Throttled like customer sign-in, before the token is looked at (auth/operator-throttle.ts).
+      const retryAfter = await operatorRetryAfter(c);
+      if (retryAfter !== null) {
+        c.header("Retry-After", String(retryAfter));
+        return showSignIn(
+          c,
+          429,
+          `Too many wrong tokens from this address (${OPERATOR_THROTTLE.failures} in ${OPERATOR_THROTTLE.windowMinutes} minutes). Try again in ${Math.ceil(retryAfter / 60)} minute${retryAfter > 60 ? "s" : ""}.`,
+        );
+      }
       // Compared as digests: constant time, and the lengths leak nothing.
       const [presented, wanted] = await Promise.all([
         hashSecret(text(c.get("form"), "token").trim()),
         hashSecret(adminToken(c)),
       ]);
-      if (!digestsEqual(presented, wanted)) return showSignIn(c, 401, "That is not the admin token.");
+      if (!digestsEqual(presented, wanted)) {
+        await recordOperatorFailure(c);
+        return showSignIn(c, 401, "That is not the admin token.");
+      }
       const session = newSession("session", Date.now());
       setSessionCookie(c, SESSION_COOKIE, await sealSession(adminToken(c), session), session);
       clearCookie(c, LOGIN_COOKIE);

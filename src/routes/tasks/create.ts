@@ -1,14 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../errors/openapi";
+import { targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
 import { fieldErrors, validationError } from "../../http/validation";
 import { getOperation, OPERATION_TYPES } from "../../operations";
-import { createTask } from "../../tasks/create";
+import { checkTaskTargets, createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { HttpUrl } from "../../util/http-url";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
-import { checkWebhookUrl } from "../../webhooks/url";
 import { TaskSchema } from "./schema";
 
 const CreateTaskBody = z
@@ -80,10 +80,11 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
         fieldErrors(params.error, "json").map((e) => ({ ...e, field: `params.${e.field}` })),
       );
     }
-    if (body.webhook) {
-      const reason = checkWebhookUrl(body.webhook, config.allowPrivateSources);
-      if (reason) throw validationError([{ code: "forbidden_url", field: "webhook", message: reason }]);
-    }
+    await checkTaskTargets(targetResolver(c.env, config), config.allowPrivateSources, {
+      sourceUrl: body.source_url,
+      watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,
+      webhookUrl: body.webhook,
+    });
     const origin = new URL(c.req.url).origin;
     const { task, created } = await createTask(c.get("db"), {
       accountId: c.get("principal").accountId,

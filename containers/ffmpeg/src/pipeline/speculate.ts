@@ -17,6 +17,7 @@
  * So the result is always the one ffprobe's answer gives; a wrong or missing guess only costs the time
  * saved. The job's signal stops both passes.
  */
+import { checkVideoLimits } from "../security/limits.ts";
 import type { FfmpegRun } from "./ffmpeg.ts";
 import {
   type JobContext,
@@ -38,7 +39,10 @@ async function guess(input: OpenedInput): Promise<MediaInfo | null> {
   if (input.sniffed.demuxer !== "mov") return null;
   const { source } = input;
   const total = source.declaredBytes ?? (source.done ? source.written : Number.MAX_SAFE_INTEGER);
-  return guessMp4Info((o, l) => source.read(o, l), total).catch(() => null);
+  // A guess beyond the video limits is not run on: the probe's answer refuses it.
+  return guessMp4Info((o, l) => source.read(o, l), total)
+    .then((info) => info && checkVideoLimits(info))
+    .catch(() => null);
 }
 
 /**
@@ -74,7 +78,7 @@ function withWarmCommands(ctx: JobContext, input: OpenedInput): JobContext {
 }
 
 async function run(ctx: JobContext, input: OpenedInput, job: PreparedMediaJob): Promise<Output> {
-  const probe = probeInput(ctx, input, job.probeArgs);
+  const probe = probeInput(ctx, input, job.probeArgs).then(checkVideoLimits);
   probe.catch(() => {}); // awaited below; not unhandled while the guess is read
   const guessed = job.speculate === true ? await guess(input) : null;
   if (guessed === null) return job.run(ctx, { ...input, info: await probe });

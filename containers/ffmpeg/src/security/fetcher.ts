@@ -132,6 +132,33 @@ function classify(err: unknown, field: string): EngineError {
   return unreachable("the source could not be fetched");
 }
 
+/**
+ * Where a URL would connect, checked as a fetch checks it: the form and an IP literal by checkUrl, a name by
+ * resolving it and refusing the whole answer when any address in it is forbidden (400 naming `field`). A
+ * name that does not resolve → SOURCE_UNREACHABLE. For targets the engine does not fetch itself (the
+ * Worker's webhooks, task sources checked at creation): POST /v1/resolve.
+ */
+export async function resolveUrl(rawUrl: string, field: string, policy: FetchPolicy): Promise<string[]> {
+  const check = checkUrl(rawUrl, policy);
+  if (!check.ok) throw invalid(field, `${field} ${check.reason}`);
+  if (check.address !== undefined) return [check.address];
+  const { url } = check;
+  let all: ResolvedAddress[];
+  try {
+    all = await (policy.resolve ?? systemResolve)(url.hostname);
+  } catch (err) {
+    throw new EngineError("SOURCE_UNREACHABLE", `DNS lookup of the ${field} host failed`, {
+      internal: String(err),
+    });
+  }
+  if (all.length === 0) throw new EngineError("SOURCE_UNREACHABLE", `DNS lookup of the ${field} host failed`);
+  const exempt = policy.trustedHosts?.includes(url.host) ?? false;
+  if (!exempt && all.some((a) => isForbiddenAddress(a.address, policy))) {
+    throw invalid(field, `${field} resolves to a private or reserved address`);
+  }
+  return all.map((a) => a.address);
+}
+
 function requestOnce(
   url: URL,
   policy: FetchPolicy,

@@ -1,4 +1,5 @@
 /** Every bound the engine enforces, in one place. Values from decisions.md §9 and §11 where it sets them. */
+import { EngineError } from "../protocol.ts";
 
 const MiB = 1024 * 1024;
 
@@ -16,6 +17,17 @@ export const LIMITS = {
   /** Image sources (image.watermark) and logos: at most 25 MiB and 16.8 megapixels (decisions.md §9). */
   maxImageBytes: 25 * MiB,
   maxImagePixels: 16_800_000,
+  /**
+   * Video sources: the largest frame H.264 and HEVC level 6.2 allow (139,264 macroblocks, e.g. 8192×4352),
+   * which holds 8K UHD, DCI 8K and 8192×4096 360° video. Decoding costs memory by the frame: a 16384×8192
+   * frame (4× this) drove ffmpeg to 1.6 GiB for one cover.
+   */
+  maxVideoPixels: 35_651_584,
+  /**
+   * Video sources: frames per second. High-speed cameras record up to 1000; Matroska reports 1000 (its time
+   * base) for variable-rate streams without an average, so the cap must hold that.
+   */
+  maxVideoFps: 1000,
   /** Job time budget when the request names none, and the most it may ask for. */
   defaultTimeoutMs: 15 * 60 * 1000,
   maxTimeoutMs: 60 * 60 * 1000,
@@ -43,4 +55,29 @@ export function describeBytes(bytes: number): string {
   if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
   if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
   return `${bytes} bytes`;
+}
+
+type VideoSize = { width: number; height: number; fpsValue: number };
+
+/**
+ * Refuses (413, naming the limit) a video stream beyond the pixel or frame-rate cap, from what the probe (or
+ * the MP4 index) says, before any ffmpeg decodes it. Images have their own cap, checked from their header.
+ */
+export function checkVideoLimits<T extends { video: VideoSize | null }>(info: T): T {
+  const { video } = info;
+  if (video === null) return info;
+  const pixels = video.width * video.height;
+  if (pixels > LIMITS.maxVideoPixels) {
+    throw new EngineError(
+      "REQUEST_BODY_TOO_LARGE",
+      `the source video is ${video.width}×${video.height} (${(pixels / 1e6).toFixed(1)} megapixels), over the limit of ${(LIMITS.maxVideoPixels / 1e6).toFixed(1)} megapixels per frame`,
+    );
+  }
+  if (video.fpsValue > LIMITS.maxVideoFps) {
+    throw new EngineError(
+      "REQUEST_BODY_TOO_LARGE",
+      `the source video runs at ${Math.round(video.fpsValue)} frames per second, over the limit of ${LIMITS.maxVideoFps}`,
+    );
+  }
+  return info;
 }

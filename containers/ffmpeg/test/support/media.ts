@@ -2,6 +2,7 @@
  * Test media generated with ffmpeg (never checked in): every fixture the engine suite and the bench need.
  */
 import { execFile } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -43,6 +44,12 @@ export const FIXTURES = {
   photo12mp: "photo-12mp.jpg",
   /** A PNG whose header claims 10000x10000 (100 MP), followed by 2 MiB of filler: never decoded. */
   bombPng: "bomb.png",
+  /** A 1x1 RGB PNG whose IDAT is 1 MB of deflated zeros: it inflates to 1 GiB (a decompression bomb). */
+  inflateBombPng: "inflate-bomb.png",
+  /** One black 16384x8192 H.264 frame (134 MP, ~400 KB): beyond the engine's video pixel cap. */
+  hugeVideo: "huge-16384x8192.mp4",
+  /** 64x64 H.264 at 1200 fps, 0.2 s: beyond the engine's frame-rate cap. */
+  fastVideo: "fast-1200fps.mp4",
   /** A WebP header with the animation flag (VP8X). */
   animatedWebp: "animated.webp",
   /** av.mp4 whose index (the avc1 sample entry) claims 400 px width; the H.264 stream says 640. */
@@ -78,6 +85,27 @@ function bombPng(): Buffer {
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk("IHDR", ihdr),
     pngChunk("IDAT", Buffer.alloc(2 * 1024 * 1024, 0x5a)),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+async function inflateBombPng(): Promise<Buffer> {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB: 4 bytes of image data (filter byte + one pixel)
+  const zeros = Buffer.alloc(1024 * 1024);
+  const deflate = zlib.createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on("data", (part: Buffer) => parts.push(part));
+  const ended = once(deflate, "end");
+  for (let i = 0; i < 1024; i++) if (!deflate.write(zeros)) await once(deflate, "drain");
+  deflate.end();
+  await ended;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", Buffer.concat(parts)),
     pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
@@ -336,6 +364,43 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
         ]),
     ],
     [FIXTURES.bombPng, () => writeFile(out(FIXTURES.bombPng), bombPng())],
+    [FIXTURES.inflateBombPng, async () => writeFile(out(FIXTURES.inflateBombPng), await inflateBombPng())],
+    [
+      FIXTURES.hugeVideo,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "color=c=black:s=16384x8192:r=1:d=1",
+          "-frames:v",
+          "1",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-pix_fmt",
+          "yuv420p",
+          out(FIXTURES.hugeVideo),
+        ]),
+    ],
+    [
+      FIXTURES.fastVideo,
+      () =>
+        ff(ffmpeg, [
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=64x64:rate=1200:duration=0.2",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-pix_fmt",
+          "yuv420p",
+          out(FIXTURES.fastVideo),
+        ]),
+    ],
     [FIXTURES.animatedWebp, () => writeFile(out(FIXTURES.animatedWebp), animatedWebp())],
     [
       FIXTURES.textAsMp4,
