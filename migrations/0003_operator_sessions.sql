@@ -1,4 +1,4 @@
-PRAGMA foreign_keys=OFF;--> statement-breakpoint
+PRAGMA defer_foreign_keys = on;--> statement-breakpoint
 CREATE TABLE `__new_sessions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`kind` text DEFAULT 'user' NOT NULL,
@@ -13,5 +13,5 @@ CREATE TABLE `__new_sessions` (
 INSERT INTO `__new_sessions`("id", "kind", "user_id", "created_at", "last_seen_at", "expires_at") SELECT "id", 'user', "user_id", "created_at", "last_seen_at", "expires_at" FROM `sessions`;--> statement-breakpoint
 DROP TABLE `sessions`;--> statement-breakpoint
 ALTER TABLE `__new_sessions` RENAME TO `sessions`;--> statement-breakpoint
-PRAGMA foreign_keys=ON;--> statement-breakpoint
+PRAGMA defer_foreign_keys = off;--> statement-breakpoint
 CREATE INDEX `sessions_user_idx` ON `sessions` (`user_id`);
