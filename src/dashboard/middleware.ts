@@ -7,7 +7,7 @@ import { problemResponse } from "../errors/handler";
 import type { AppEnv } from "../http/context";
 import type { DashboardEnv } from "./context";
 import { BASE, paths, query } from "./paths";
-import { csrfToken, csrfTokenMatches, openSession, type Session } from "./session";
+import { csrfToken, csrfTokenMatches, findOperatorSession, openLoginSession, type Session } from "./session";
 
 export const SESSION_COOKIE = "p6_dashboard";
 export const LOGIN_COOKIE = "p6_dashboard_login";
@@ -45,10 +45,14 @@ export function clearCookie(c: Context<DashboardEnv>, name: string) {
   });
 }
 
-/** The session a cookie carries, when it is genuine, unexpired and of the wanted kind. */
-export async function readSession(c: Context<DashboardEnv>, name: string, kind: Session["kind"]) {
-  const session = await openSession(adminToken(c), getCookie(c, name), Date.now());
-  return session?.kind === kind ? session : null;
+/** The sign-in form's pre-session, when its cookie is genuine and unexpired. */
+export function readLoginSession(c: Context<DashboardEnv>) {
+  return openLoginSession(adminToken(c), getCookie(c, LOGIN_COOKIE), Date.now());
+}
+
+/** The operator's session, when its cookie names a live row of the sessions table. */
+export function readOperatorSession(c: Context<DashboardEnv>) {
+  return findOperatorSession(c.get("db"), adminToken(c), getCookie(c, SESSION_COOKIE), Date.now());
 }
 
 /**
@@ -92,11 +96,12 @@ export const requireAdminToken = createMiddleware<DashboardEnv>(async (c, next) 
 });
 
 /**
- * Every page but sign-in needs a session. Without one (absent, forged, expired, or signed with a previous
- * ADMIN_TOKEN) the request is sent to sign-in and nothing runs; a GET comes back to its page afterwards.
+ * Every page but sign-in needs a session. Without one (absent, unknown, signed out, expired, idle too long, or
+ * started with a previous ADMIN_TOKEN) the request is sent to sign-in and nothing runs; a GET comes back to its
+ * page afterwards.
  */
 export const requireSession = createMiddleware<DashboardEnv>(async (c, next) => {
-  const session = await readSession(c, SESSION_COOKIE, "session");
+  const session = await readOperatorSession(c);
   if (!session) {
     if (getCookie(c, SESSION_COOKIE) !== undefined) clearCookie(c, SESSION_COOKIE);
     const url = new URL(c.req.url);

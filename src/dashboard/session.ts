@@ -1,10 +1,14 @@
 import { digestsEqual } from "../auth/token";
-import { base64UrlDecode, bytesToBase64 } from "../util/encoding";
+import type { Db } from "../db/client";
+import { isSessionToken, openOperatorSession, startSession } from "../sessions/store";
+import { base64UrlDecode, bytesToBase64, bytesToHex } from "../util/encoding";
 
-/** A signed-in operator. Stateless: the cookie is the session, signed with a key derived from ADMIN_TOKEN. */
+/**
+ * A signed-in operator ("session": a row of the sessions table, `id` its stored id) or the sign-in form's
+ * pre-session ("login": stateless, the cookie is the session, signed with a key derived from ADMIN_TOKEN).
+ */
 export type Session = { kind: "session" | "login"; id: string; expiresAt: number };
 
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** The pre-sign-in token that protects the sign-in form itself (login CSRF). */
 export const LOGIN_TTL_MS = 30 * 60 * 1000;
 
@@ -42,9 +46,44 @@ function signingKey(adminToken: string): Promise<CryptoKey> {
   return key;
 }
 
-export function newSession(kind: Session["kind"], now: number): Session {
+/**
+ * The stored id of an operator session's token: HMAC-SHA256 under the key derived from ADMIN_TOKEN. A read of the
+ * table signs no one in (nor helps guess ADMIN_TOKEN: the token is random), and a new ADMIN_TOKEN finds none of
+ * the sessions started with the old one, so changing it signs every operator out.
+ */
+export async function operatorSessionId(adminToken: string, token: string) {
+  return bytesToHex(await hmac(await signingKey(adminToken), `operator-session.${token}`));
+}
+
+const signedIn = (row: { id: string; expiresAt: number }): Session => ({
+  kind: "session",
+  id: row.id,
+  expiresAt: row.expiresAt,
+});
+
+/** Signs an operator in: a new row in the sessions table, and the token for the cookie. */
+export async function startOperatorSession(db: Db, adminToken: string, now: number) {
+  const { token, row } = await startSession(db, { kind: "operator" }, now, (t) =>
+    operatorSessionId(adminToken, t),
+  );
+  return { token, session: signedIn(row) };
+}
+
+/** The live operator session of a cookie's token, or null (malformed, unknown, signed out, expired, idle). */
+export async function findOperatorSession(
+  db: Db,
+  adminToken: string,
+  token: string | undefined,
+  now: number,
+): Promise<Session | null> {
+  if (!isSessionToken(token)) return null;
+  const row = await openOperatorSession(db, await operatorSessionId(adminToken, token), now);
+  return row ? signedIn(row) : null;
+}
+
+export function newLoginSession(now: number): Session {
   const id = toBase64Url(crypto.getRandomValues(new Uint8Array(18)));
-  return { kind, id, expiresAt: now + (kind === "session" ? SESSION_TTL_MS : LOGIN_TTL_MS) };
+  return { kind: "login", id, expiresAt: now + LOGIN_TTL_MS };
 }
 
 /** `<base64url payload>.<base64url HMAC>`: the payload is readable but any change breaks the signature. */
@@ -56,8 +95,8 @@ export async function sealSession(adminToken: string, session: Session): Promise
   return `${payload}.${toBase64Url(mac)}`;
 }
 
-/** The session a cookie value stands for, or null: malformed, forged, signed with another token, or expired. */
-export async function openSession(
+/** The pre-session a cookie value stands for, or null: malformed, forged, signed with another token, expired. */
+export async function openLoginSession(
   adminToken: string,
   value: string | undefined,
   now: number,
@@ -75,7 +114,7 @@ export async function openSession(
   } catch {
     return null;
   }
-  if ((fields.k !== "session" && fields.k !== "login") || typeof fields.i !== "string") return null;
+  if (fields.k !== "login" || typeof fields.i !== "string") return null;
   if (typeof fields.e !== "number" || fields.e <= now) return null;
   return { kind: fields.k, id: fields.i, expiresAt: fields.e };
 }

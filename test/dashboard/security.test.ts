@@ -2,9 +2,12 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { newSession, sealSession } from "../../src/dashboard/session";
-import { accounts, apiKeys, creditLedger, webhookSecrets } from "../../src/db/schema";
+import { newLoginSession, operatorSessionId, sealSession } from "../../src/dashboard/session";
+import { accounts, apiKeys, creditLedger, sessions, webhookSecrets } from "../../src/db/schema";
+import { createSession, newSessionToken } from "../../src/sessions/store";
+import { signUp } from "../../src/users/service";
 import { base64UrlEncode } from "../../src/util/encoding";
+import { newEmail, PASSWORD } from "../console/support";
 import { ADMIN_TOKEN, BASE, db, newAccount } from "../helpers/api";
 import { insertTask } from "../helpers/tasks";
 import { csrfOf, DashboardClient, location, signedIn } from "./client";
@@ -113,20 +116,25 @@ describe("without a session", () => {
 describe("forged and stale session cookies", () => {
   const forgeries: [string, () => Promise<string>][] = [
     ["random bytes", async () => "definitely-not-a-session"],
+    ["a well-formed token that names no session", async () => newSessionToken()],
+    [
+      "a signed stateless session cookie (the former format), even with the right key",
+      () => sealSession(ADMIN_TOKEN, { kind: "session", id: "x", expiresAt: Date.now() + 3_600_000 }),
+    ],
     [
       "a hand-made payload without a valid signature",
       async () =>
         `${base64UrlEncode(JSON.stringify({ k: "session", i: "x", e: Date.now() + 3_600_000 }))}.${"A".repeat(43)}`,
     ],
+    ["the sign-in form's pre-session", () => sealSession(ADMIN_TOKEN, newLoginSession(Date.now()))],
     [
-      "signed with another ADMIN_TOKEN",
-      () => sealSession("not-the-token", newSession("session", Date.now())),
+      "a customer's live console session",
+      async () => {
+        const created = await signUp(db(), { email: newEmail(), password: PASSWORD, credits: 0 }, Date.now());
+        if (!created.ok) throw new Error("sign-up failed");
+        return (await createSession(db(), created.user.id, Date.now())).token;
+      },
     ],
-    [
-      "genuine but expired",
-      () => sealSession(ADMIN_TOKEN, { ...newSession("session", Date.now()), expiresAt: Date.now() - 1 }),
-    ],
-    ["the sign-in form's pre-session", () => sealSession(ADMIN_TOKEN, newSession("login", Date.now()))],
   ];
 
   it.each(forgeries)("%s → sign-in, cookie cleared", async (_name, forge) => {
@@ -266,13 +274,40 @@ describe("sign-in and sign-out", () => {
     expect(location(await client.get("/dashboard/login"))).toBe("/dashboard/accounts");
   });
 
-  it("sign-out clears the cookie", async () => {
+  it("sign-out clears the cookie and ends the session: a copy of the cookie is refused afterwards", async () => {
     const client = await signedIn();
+    const copy = new DashboardClient();
+    copy.cookies.set("p6_dashboard", client.cookies.get("p6_dashboard")!);
+    expect((await copy.get("/dashboard/accounts")).status).toBe(200);
     const response = await client.submit("/dashboard/accounts", "/dashboard/logout");
     expect(response.status).toBe(303);
     expect(location(response)).toBe("/dashboard/login");
     expect(client.cookies.has("p6_dashboard")).toBe(false);
     expect((await client.get("/dashboard/accounts")).status).toBe(303);
+    const refused = await copy.get("/dashboard/accounts");
+    expect(refused.status).toBe(303);
+    expect(location(refused)).toBe("/dashboard/login");
+    expect(copy.cookies.has("p6_dashboard")).toBe(false);
+  });
+
+  it("signing out ends only that session", async () => {
+    const first = await signedIn();
+    const second = await signedIn();
+    await first.submit("/dashboard/accounts", "/dashboard/logout");
+    expect((await second.get("/dashboard/accounts")).status).toBe(200);
+  });
+
+  it("the session is a row keyed by a digest of the cookie's token, never the token itself", async () => {
+    const client = await signedIn();
+    const token = client.cookies.get("p6_dashboard")!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const id = await operatorSessionId(ADMIN_TOKEN, token);
+    const row = await db().select().from(sessions).where(eq(sessions.id, id)).get();
+    expect(row).toMatchObject({ kind: "operator", userId: null });
+    const leaks = await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE instr(id, ?) > 0")
+      .bind(token)
+      .first<{ n: number }>();
+    expect(leaks!.n).toBe(0);
   });
 });
 

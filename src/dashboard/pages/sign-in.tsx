@@ -7,14 +7,15 @@ import {
   adminToken,
   clearCookie,
   LOGIN_COOKIE,
-  readSession,
+  readLoginSession,
+  readOperatorSession,
   SESSION_COOKIE,
   setSessionCookie,
   verifyForm,
 } from "../middleware";
 import { paths, query, safeNext } from "../paths";
 import { render } from "../render";
-import { csrfToken, newSession, sealSession } from "../session";
+import { csrfToken, newLoginSession, sealSession, startOperatorSession } from "../session";
 import { Notice, PostForm } from "../views/components";
 
 function SignIn(props: { next?: string; error?: string }) {
@@ -39,9 +40,9 @@ function SignIn(props: { next?: string; error?: string }) {
  * pre-session, kept in a cookie that only the sign-in path receives.
  */
 async function showSignIn(c: Context<DashboardEnv>, status: 200 | 401 | 403 | 429, error?: string) {
-  let pre = await readSession(c, LOGIN_COOKIE, "login");
+  let pre = await readLoginSession(c);
   if (!pre) {
-    pre = newSession("login", Date.now());
+    pre = newLoginSession(Date.now());
     setSessionCookie(c, LOGIN_COOKIE, await sealSession(adminToken(c), pre), pre);
   }
   c.set("csrf", await csrfToken(adminToken(c), pre));
@@ -51,38 +52,33 @@ async function showSignIn(c: Context<DashboardEnv>, status: 200 | 401 | 403 | 42
 
 export function registerSignIn(app: Hono<DashboardEnv>) {
   app.get("/login", async (c) => {
-    if (await readSession(c, SESSION_COOKIE, "session"))
-      return c.redirect(safeNext(c.req.query("next")), 303);
+    if (await readOperatorSession(c)) return c.redirect(safeNext(c.req.query("next")), 303);
     return showSignIn(c, 200);
   });
 
-  app.post(
-    "/login",
-    verifyForm((c) => readSession(c, LOGIN_COOKIE, "login")),
-    async (c) => {
-      // Throttled like customer sign-in, before the token is looked at (auth/operator-throttle.ts).
-      const retryAfter = await operatorRetryAfter(c);
-      if (retryAfter !== null) {
-        c.header("Retry-After", String(retryAfter));
-        return showSignIn(
-          c,
-          429,
-          `Too many wrong tokens from this address (${OPERATOR_THROTTLE.failures} in ${OPERATOR_THROTTLE.windowMinutes} minutes). Try again in ${Math.ceil(retryAfter / 60)} minute${retryAfter > 60 ? "s" : ""}.`,
-        );
-      }
-      // Compared as digests: constant time, and the lengths leak nothing.
-      const [presented, wanted] = await Promise.all([
-        hashSecret(text(c.get("form"), "token").trim()),
-        hashSecret(adminToken(c)),
-      ]);
-      if (!digestsEqual(presented, wanted)) {
-        await recordOperatorFailure(c);
-        return showSignIn(c, 401, "That is not the admin token.");
-      }
-      const session = newSession("session", Date.now());
-      setSessionCookie(c, SESSION_COOKIE, await sealSession(adminToken(c), session), session);
-      clearCookie(c, LOGIN_COOKIE);
-      return c.redirect(safeNext(c.req.query("next")), 303);
-    },
-  );
+  app.post("/login", verifyForm(readLoginSession), async (c) => {
+    // Throttled like customer sign-in, before the token is looked at (auth/operator-throttle.ts).
+    const retryAfter = await operatorRetryAfter(c);
+    if (retryAfter !== null) {
+      c.header("Retry-After", String(retryAfter));
+      return showSignIn(
+        c,
+        429,
+        `Too many wrong tokens from this address (${OPERATOR_THROTTLE.failures} in ${OPERATOR_THROTTLE.windowMinutes} minutes). Try again in ${Math.ceil(retryAfter / 60)} minute${retryAfter > 60 ? "s" : ""}.`,
+      );
+    }
+    // Compared as digests: constant time, and the lengths leak nothing.
+    const [presented, wanted] = await Promise.all([
+      hashSecret(text(c.get("form"), "token").trim()),
+      hashSecret(adminToken(c)),
+    ]);
+    if (!digestsEqual(presented, wanted)) {
+      await recordOperatorFailure(c);
+      return showSignIn(c, 401, "That is not the admin token.");
+    }
+    const { token, session } = await startOperatorSession(c.get("db"), adminToken(c), Date.now());
+    setSessionCookie(c, SESSION_COOKIE, token, session);
+    clearCookie(c, LOGIN_COOKIE);
+    return c.redirect(safeNext(c.req.query("next")), 303);
+  });
 }

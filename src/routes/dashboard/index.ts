@@ -18,6 +18,7 @@ import { registerTasks } from "../../dashboard/pages/tasks";
 import { registerWebhookSecret } from "../../dashboard/pages/webhook-secret";
 import { BASE, paths } from "../../dashboard/paths";
 import type { AppEnv } from "../../http/context";
+import { endSession } from "../../sessions/store";
 
 const READS = new Set(["GET", "HEAD"]);
 const verifySessionForm = verifyForm(async (c) => c.get("session"));
@@ -40,7 +41,9 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   });
 
   registerSignIn(dashboard);
-  dashboard.post("/logout", (c) => {
+  // Deleting the row is what signs out: a copy of the cookie is refused from then on.
+  dashboard.post("/logout", async (c) => {
+    await endSession(c.get("db"), c.get("session").id);
     clearCookie(c, SESSION_COOKIE);
     return c.redirect(paths.login, 303);
   });
