@@ -374,6 +374,22 @@ describe("image.watermark", () => {
     },
   );
 
+  test("an arithmetic-coded JPEG → 415 naming the coding (ffmpeg cannot decode it)", async () => {
+    const jpeg = new Uint8Array(await readFile(fixturePath(FIXTURES.jpeg)));
+    const sof = jpeg.findIndex((v, i) => v === 0xff && jpeg[i + 1] === 0xc0);
+    jpeg[sof + 1] = 0xc9; // SOF9: extended sequential, arithmetic
+    await writeFile(fixturePath("arithmetic.jpg"), jpeg);
+    const res = await engine.job("image.watermark", {
+      source_url: media("arithmetic.jpg"),
+      params: { text: "x" },
+    });
+    expect(await errorOf(res)).toMatchObject({
+      status: 415,
+      code: "CONTENT_TYPE_UNSUPPORTED",
+      message: "the image is an arithmetic-coded JPEG, which is not supported",
+    });
+  });
+
   const formats = ["png", "jpeg", "webp"] as const;
   test.each(formats.flatMap((input) => formats.map((output) => [input, output] as const)))(
     "a Display P3 %s keeps its colour profile as %s",
