@@ -50,7 +50,7 @@ export const RESPONSE_HEADERS = {
   },
   "Retry-After": {
     description:
-      "Seconds to wait before retrying. On 429 always; on 409 when the conflict is an Idempotency-Key whose first request is still in progress.",
+      "Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress.",
     schema: { type: "integer" as const, minimum: 0, example: 1 },
   },
   "WWW-Authenticate": {

@@ -9,6 +9,7 @@ import webpEncoder from "@jsquash/webp/codec/enc/webp_enc_simd.js";
 import WEBP_ENC_WASM from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import { defaultOptions as WEBP_DEFAULTS } from "@jsquash/webp/meta.js";
 import jpegJs from "jpeg-js";
+import { jpegFrame, unsupportedJpegCoding } from "../../containers/ffmpeg/src/jpeg-frame";
 import { DecodeLimitError, ForEngineError, UnsupportedCodingError } from "./errors";
 import { type ImageFormat, jpegSegments, MAX_IMAGE_PIXELS, readImageHeader } from "./header";
 import { checkPixels, decodePng, encodePng } from "./png";
@@ -102,7 +103,8 @@ export async function decodeImage(
   if (format === "jpeg" && !hasJpegEnd(bytes)) throw new Error("truncated JPEG");
   if (format === "jpeg") {
     const frame = jpegFrame(bytes);
-    if (frame) checkJpegFrame(frame);
+    const unsupported = frame && unsupportedJpegCoding(frame);
+    if (unsupported) throw new UnsupportedCodingError(unsupported);
     if (frame?.components === 4) return decodeCmykJpeg(bytes, frame.width * frame.height);
   }
   // Embind checks arity: the JPEG decoder takes preserveOrientation (false: pixels as stored), WebP does not.
@@ -147,34 +149,6 @@ function hasJpegEnd(bytes: Uint8Array): boolean {
  * JPEGs go to the engine, whose ffmpeg converts them the same way.
  */
 const CMYK_IN_WORKER_MAX_PIXELS = 1_000_000;
-
-/** A JPEG's frame header: its start-of-frame marker (the coding process), sample precision and components. */
-function jpegFrame(bytes: Uint8Array) {
-  for (const { marker, offset } of jpegSegments(bytes)) {
-    if (marker < 0xc0 || marker > 0xcf || marker === 0xc4 || marker === 0xc8 || marker === 0xcc) continue;
-    const u16 = (o: number) => (bytes[o]! << 8) | bytes[o + 1]!;
-    return {
-      marker,
-      precision: bytes[offset + 4]!,
-      height: u16(offset + 5),
-      width: u16(offset + 7),
-      components: bytes[offset + 9]!,
-    };
-  }
-  return null;
-}
-
-/**
- * Refuses, by name, the JPEG processes our decoders lack (jSquash's mozjpeg is built without arithmetic
- * decoding and for 8-bit samples only; ffmpeg lacks them too), instead of failing in the decoder.
- */
-function checkJpegFrame({ marker, precision }: { marker: number; precision: number }): void {
-  if (marker === 0xc3 || marker === 0xc7 || marker === 0xcb || marker === 0xcf)
-    throw new UnsupportedCodingError("a lossless JPEG");
-  if (marker >= 0xc9) throw new UnsupportedCodingError("an arithmetic-coded JPEG");
-  if (marker === 0xc5 || marker === 0xc6) throw new UnsupportedCodingError("a hierarchical JPEG");
-  if (precision !== 8) throw new UnsupportedCodingError(`a ${precision}-bit JPEG`);
-}
 
 /**
  * CMYK (and YCCK) JPEGs, which libjpeg cannot turn into RGB, through jpeg-js: Adobe's inverted CMYK (what

@@ -1,8 +1,9 @@
 /**
  * Writers of the metadata our image tests need, on files made by the tests: EXIF orientation in a JPEG (APP1), a
  * PNG (eXIf) or a WebP (EXIF chunk, VP8X layout), and extra PNG chunks (acTL makes an APNG). Shared by the
- * Worker's image tests and the engine's (no imports).
+ * Worker's image tests and the engine's (pure: imports only the engine's pure icc.ts).
  */
+import { pngChunk } from "../../containers/ffmpeg/src/icc.ts";
 
 /** A TIFF header whose IFD0 holds one entry, Orientation = `orientation`, in either byte order. */
 export function tiffWithOrientation(orientation: number, order: "II" | "MM" = "MM"): Uint8Array {
@@ -35,26 +36,9 @@ export function withExifOrientation(
   return out;
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 /** The PNG with a chunk (`type`, `data`, a correct CRC) inserted right after IHDR. */
 export function withPngChunk(png: Uint8Array, type: string, data: Uint8Array): Uint8Array {
-  const chunk = new Uint8Array(12 + data.length);
-  const view = new DataView(chunk.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) chunk[4 + i] = type.charCodeAt(i);
-  chunk.set(data, 8);
-  view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
+  const chunk = pngChunk(type, data);
   const ihdrEnd = 8 + 12 + 13;
   const out = new Uint8Array(png.length + chunk.length);
   out.set(png.subarray(0, ihdrEnd));

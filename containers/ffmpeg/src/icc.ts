@@ -114,7 +114,8 @@ async function pngWithProfile(png: Uint8Array, profile: Uint8Array): Promise<Uin
   return concat([png.subarray(0, ihdrEnd), chunk, png.subarray(ihdrEnd)]);
 }
 
-function pngChunk(type: string, data: Uint8Array): Uint8Array {
+/** One PNG chunk: length, type, data and its CRC. */
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const chunk = new Uint8Array(12 + data.length);
   const view = new DataView(chunk.buffer);
   view.setUint32(0, data.length);

@@ -51,11 +51,22 @@ async function watermark(source: string, params: Record<string, unknown>, name: 
   return { result, contentType, file, probe: await ffprobe(file) };
 }
 
-/** Decodes an image to raw RGBA (or RGB24). */
-async function rgba(file: string, pixFmt = "rgba"): Promise<Buffer> {
+/** Decodes an image to raw RGBA (or RGB24), through `filter` (e.g. a turn) when given. */
+async function rgba(file: string, pixFmt = "rgba", filter?: string): Promise<Buffer> {
   const { stdout } = await exec(
     resolveBinaries(process.env).ffmpeg,
-    ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", pixFmt, "pipe:1"],
+    [
+      "-v",
+      "error",
+      "-i",
+      file,
+      ...(filter ? ["-vf", filter] : []),
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      pixFmt,
+      "pipe:1",
+    ],
     { encoding: "buffer", maxBuffer: 1 << 26 },
   );
   return stdout;
@@ -267,23 +278,7 @@ describe("image.watermark", () => {
     expect([result.width, result.height]).toEqual(size);
     // The source's pixels, turned by ffmpeg's own filter, are the output's (a mark with opacity 0 adds none).
     const turn = { 3: "hflip,vflip", 6: "transpose=clock", 8: "transpose=cclock" }[o]!;
-    const { stdout: expected } = await exec(
-      resolveBinaries(process.env).ffmpeg,
-      [
-        "-v",
-        "error",
-        "-i",
-        fixturePath(FIXTURES.jpeg),
-        "-vf",
-        turn,
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "pipe:1",
-      ],
-      { encoding: "buffer", maxBuffer: 1 << 26 },
-    );
+    const expected = await rgba(fixturePath(FIXTURES.jpeg), "rgb24", turn);
     const got = await rgb(file);
     expect(regionDiff(got, expected, size[0]!, { x: 0, y: 0, w: size[0]!, h: size[1]! })).toBeLessThan(2);
   });
@@ -353,26 +348,26 @@ describe("image.watermark", () => {
       );
       const { result, file } = await watermark(media(name), { text: "x", opacity: 0, format: "png" }, name);
       expect([result.width, result.height]).toEqual([H, W]);
-      const { stdout: expected } = await exec(
-        resolveBinaries(process.env).ffmpeg,
-        [
-          "-v",
-          "error",
-          "-i",
-          stored,
-          "-vf",
-          "transpose=clock",
-          "-f",
-          "rawvideo",
-          "-pix_fmt",
-          "rgb24",
-          "pipe:1",
-        ],
-        { encoding: "buffer", maxBuffer: 1 << 26 },
-      );
+      const expected = await rgba(stored, "rgb24", "transpose=clock");
       expect(regionDiff(await rgb(file), expected, H, { x: 0, y: 0, w: H, h: W })).toBeLessThan(2);
     },
   );
+
+  test("an arithmetic-coded JPEG → 415 naming the coding (ffmpeg cannot decode it)", async () => {
+    const jpeg = new Uint8Array(await readFile(fixturePath(FIXTURES.jpeg)));
+    const sof = jpeg.findIndex((v, i) => v === 0xff && jpeg[i + 1] === 0xc0);
+    jpeg[sof + 1] = 0xc9; // SOF9: extended sequential, arithmetic
+    await writeFile(fixturePath("arithmetic.jpg"), jpeg);
+    const res = await engine.job("image.watermark", {
+      source_url: media("arithmetic.jpg"),
+      params: { text: "x" },
+    });
+    expect(await errorOf(res)).toMatchObject({
+      status: 415,
+      code: "CONTENT_TYPE_UNSUPPORTED",
+      message: "the image is an arithmetic-coded JPEG, which is not supported",
+    });
+  });
 
   const formats = ["png", "jpeg", "webp"] as const;
   test.each(formats.flatMap((input) => formats.map((output) => [input, output] as const)))(

@@ -7,6 +7,8 @@
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { readRgbProfile, withProfile } from "../icc.ts";
+import { jpegFrame, unsupportedJpegCoding } from "../jpeg-frame.ts";
+import { unsupported } from "../protocol.ts";
 import { shownSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
@@ -46,6 +48,11 @@ function parse(raw: unknown): ImageWatermarkParams {
 }
 
 async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
+  const source = await readFile(input.source.path);
+  const frame = input.format === "jpeg" ? jpegFrame(source) : null;
+  // Refused by name before ffmpeg would call it "truncated or cannot be decoded".
+  const coding = frame && unsupportedJpegCoding(frame);
+  if (coding) throw unsupported(`the image is ${coding}, which is not supported`);
   const { alpha, orientation } = input.header;
   const { width, height } = shownSize(input.header);
   // The source's colour profile is written by keepProfile below (RGB ones only), not by ffmpeg, which would
@@ -75,7 +82,7 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
     ],
     { signal: ctx.signal },
   );
-  await keepProfile(input, format, out);
+  await keepProfile(input.format, source, format, out);
   const { size } = await stat(out);
   const info = await outputInfo(out, format, ctx.config.binaries.ffprobe, ctx.signal);
   ctx.setProgress(1);
@@ -88,8 +95,13 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
 }
 
 /** Writes the source's RGB colour profile into the output (icc.ts), as the Worker does. */
-async function keepProfile(input: ImageInput, format: "jpeg" | "png" | "webp", out: string): Promise<void> {
-  const profile = await readRgbProfile(input.format, await readFile(input.source.path));
+async function keepProfile(
+  sourceFormat: ImageInput["format"],
+  source: Uint8Array,
+  format: ImageInput["format"],
+  out: string,
+): Promise<void> {
+  const profile = await readRgbProfile(sourceFormat, source);
   if (profile) await writeFile(out, await withProfile(format, await readFile(out), profile));
 }
 
