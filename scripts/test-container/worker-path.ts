@@ -28,13 +28,6 @@ const sourceIp = required("P6_SOURCE_IP");
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
 const binaries = resolveBinaries(process.env);
 
-/**
- * What a container that cannot start answers. Issue 16 asks for 503 SERVICE_UNAVAILABLE with Retry-After; the
- * mapping belongs to src/engine and is not in this branch yet, which answers 500 INTERNAL. Set to true when
- * that change is merged: the check then fails on anything but 503 with Retry-After.
- */
-const START_FAILURE_IS_503 = false;
-
 function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set (run this through npm run test:container)`);
@@ -309,17 +302,10 @@ try {
   const body = (await res.json()) as { code?: string };
   const retryAfter = res.headers.get("retry-after");
   console.log(`a container that cannot start: ${res.status} ${body.code} (Retry-After: ${retryAfter})`);
-  if (START_FAILURE_IS_503) {
-    assert.equal(res.status, 503);
-    assert.equal(body.code, "SERVICE_UNAVAILABLE");
-    assert.ok(retryAfter !== null && Number(retryAfter) > 0, "Retry-After");
-  } else {
-    assert.equal(res.status, 500, "current behaviour before src/engine maps start failures");
-    console.log(
-      "KNOWN GAP (issue 16 item 3): a container that cannot start answers 500 INTERNAL; it must become 503 " +
-        "with Retry-After (src/engine), then set START_FAILURE_IS_503 in scripts/test-container/worker-path.ts.",
-    );
-  }
+  // Issue 16: a container that cannot start is a capacity refusal (503 + Retry-After), never a 500.
+  assert.equal(res.status, 503);
+  assert.equal(body.code, "SERVICE_UNAVAILABLE");
+  assert.ok(retryAfter !== null && Number(retryAfter) > 0, "Retry-After");
 } finally {
   await broken.stop();
   await sources.close();

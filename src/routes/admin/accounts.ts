@@ -20,7 +20,7 @@ const create = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: CreateAccountBody } } } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: CreatedAccountSchema } } },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 500),
+    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
   },
 });
 
@@ -39,7 +39,7 @@ const list = createRoute({
         "application/json": { schema: z.object({ results: z.array(AccountSchema), ...PageFields }) },
       },
     },
-    ...errorResponses(400, 401, 404, 405, 500),
+    ...errorResponses(400, 401, 404, 405, 429, 500),
   },
 });
 
@@ -53,7 +53,7 @@ const get = createRoute({
   request: { params: AccountIdParam },
   responses: {
     200: { description: "The account.", content: { "application/json": { schema: AccountSchema } } },
-    ...errorResponses(401, 404, 405, 500),
+    ...errorResponses(401, 404, 405, 429, 500),
   },
 });
 

@@ -25,7 +25,7 @@ const grant = createRoute({
       description: "The new balance.",
       content: { "application/json": { schema: z.object({ credits: z.number().int() }) } },
     },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 500),
+    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
   },
 });
 
@@ -44,7 +44,7 @@ const ledger = createRoute({
         "application/json": { schema: z.object({ results: z.array(LedgerEntrySchema), ...PageFields }) },
       },
     },
-    ...errorResponses(400, 401, 404, 405, 500),
+    ...errorResponses(400, 401, 404, 405, 429, 500),
   },
 });
 

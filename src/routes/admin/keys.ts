@@ -22,7 +22,7 @@ const create = createRoute({
   },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: CreatedKeySchema } } },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 500),
+    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
   },
 });
 
@@ -39,7 +39,7 @@ const list = createRoute({
       description: "The keys, newest first.",
       content: { "application/json": { schema: z.object({ results: z.array(KeySchema) }) } },
     },
-    ...errorResponses(401, 404, 405, 500),
+    ...errorResponses(401, 404, 405, 429, 500),
   },
 });
 
@@ -56,7 +56,7 @@ const revoke = createRoute({
       description: "Revoked (idempotent: a revoked key keeps its first revocation time).",
       content: { "application/json": { schema: z.object({ id: z.string(), revoked_at: z.string() }) } },
     },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 500),
+    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
   },
 });
 

@@ -21,7 +21,7 @@ const show = createRoute({
       description: "Active secrets.",
       content: { "application/json": { schema: WebhookSecretsSchema } },
     },
-    ...errorResponses(401, 404, 405, 500),
+    ...errorResponses(401, 404, 405, 429, 500),
   },
 });
 
@@ -45,7 +45,7 @@ const rotate = createRoute({
         },
       },
     },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 500),
+    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
   },
 });
 

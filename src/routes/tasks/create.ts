@@ -19,7 +19,8 @@ const CreateTaskBody = z
       example: "video.trim",
     }),
     source_url: HttpUrl.openapi({
-      description: "Public http(s) URL of the source media.",
+      description:
+        "Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).",
       example: "https://example.com/in.mp4",
     }),
     idempotency_key: z.string().min(1).max(64).optional().openapi({
@@ -32,7 +33,8 @@ const CreateTaskBody = z
       .optional()
       .openapi({ description: "The operation's parameters, exactly those of its synchronous route." }),
     webhook: HttpUrl.optional().openapi({
-      description: "URL notified (signed) when the task ends.",
+      description:
+        "URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.",
       example: "https://example.com/hooks/p6",
     }),
     webhook_events_filter: z.array(z.enum(WEBHOOK_EVENTS)).nullable().optional().openapi({
@@ -55,7 +57,7 @@ const route = createRoute({
   tags: ["Tasks"],
   summary: "Create a task",
   description:
-    "Validates the type's params, reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
+    "Validates the type's params; checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
   request: { body: { required: true, content: { "application/json": { schema: CreateTaskBody } } } },
   responses: {
     201: {

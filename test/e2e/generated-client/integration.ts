@@ -24,7 +24,6 @@ export async function integration() {
   const task = await client.GET("/v1/tasks/{id}", { params: { path: { id } } });
   const canceled = await client.POST("/v1/tasks/{id}/cancel", { params: { path: { id } } });
 
-  // TODO(openapi merge): defaulted image.watermark params (color, position, …) are required in the generated type.
   const image = await client.POST("/v1/image/watermark", {
     params: key,
     body: { source_url, params: { text: "©" } },
@@ -33,7 +32,6 @@ export async function integration() {
     params: key,
     body: { source_url, params: { text: "©" } },
   });
-  // TODO(openapi merge): `params` (default {}) is required in the generated type.
   const cover = await client.POST("/v1/video/extract-cover", { params: key, body: { source_url } });
   const trim = await client.POST("/v1/video/trim", {
     params: key,
@@ -43,9 +41,7 @@ export async function integration() {
     params: key,
     body: { source_url, params: { start: 1, duration: 2 } },
   });
-  // TODO(openapi merge): `params` (default {}) is required in the generated type.
   const extracted = await client.POST("/v1/video/extract-audio", { params: key, body: { source_url } });
-  // TODO(openapi merge): `params` (default {}) is required in the generated type.
   const probe = await client.POST("/v1/video/probe", { params: key, body: { source_url } });
 
   // What an integration reads from the answers, typed without casts.

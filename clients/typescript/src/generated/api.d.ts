@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a task
-     * @description Validates the type's params, reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
+     * @description Validates the type's params; checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
      */
     post: operations["createTask"];
     delete?: never;
@@ -572,7 +572,7 @@ export interface components {
       type: "image.watermark";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -583,7 +583,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -662,7 +662,7 @@ export interface components {
       type: "video.watermark";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -673,7 +673,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -730,7 +730,7 @@ export interface components {
       type: "video.extract-cover";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -741,7 +741,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -773,7 +773,7 @@ export interface components {
       type: "video.trim";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -784,7 +784,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -814,7 +814,7 @@ export interface components {
       type: "audio.trim";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -825,7 +825,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -850,7 +850,7 @@ export interface components {
       type: "video.extract-audio";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -861,7 +861,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -894,7 +894,7 @@ export interface components {
       type: "video.probe";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
        * @example https://example.com/in.mp4
        */
       source_url: string;
@@ -905,7 +905,7 @@ export interface components {
       idempotency_key?: string;
       /**
        * Format: uri
-       * @description URL notified (signed) when the task ends.
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
@@ -1231,7 +1231,7 @@ export interface components {
     RateLimit: string;
     /** @description The key's quota policy: `"default";q=<requests>;w=60` (requests per 60-second window; 60 unless the operator set another limit for the key). */
     "RateLimit-Policy": string;
-    /** @description Seconds to wait before retrying. On 429 always; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
+    /** @description Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
     "Retry-After": number;
     /** @description Always `Bearer`: the only accepted scheme. */
     "WWW-Authenticate": string;
@@ -1953,6 +1953,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -2159,6 +2160,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -2365,6 +2367,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -2571,6 +2574,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -2777,6 +2781,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -2983,6 +2988,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
@@ -3189,6 +3195,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
         content: {
