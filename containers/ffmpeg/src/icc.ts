@@ -24,11 +24,19 @@ const u32le = (b: Uint8Array, o: number) =>
 
 /** The source's RGB colour profile, or null when it has none (or one that is not RGB, or malformed). */
 export async function readRgbProfile(format: IccImageFormat, bytes: Uint8Array): Promise<Uint8Array | null> {
-  const profile =
-    format === "jpeg" ? jpegProfile(bytes) : format === "png" ? await pngProfile(bytes) : webpProfile(bytes);
+  const profile = await embeddedProfile(format, bytes);
   if (!profile || profile.length < 128 || profile.length > MAX_PROFILE_BYTES) return null;
   if (u32be(profile, 0) !== profile.length) return null;
   return ascii(profile, 16, 4) === "RGB " ? profile : null;
+}
+
+/** Whether the image embeds a colour profile of any kind (RGB, CMYK, gray, or one we cannot read). */
+export async function hasProfile(format: IccImageFormat, bytes: Uint8Array): Promise<boolean> {
+  return (await embeddedProfile(format, bytes)) !== null;
+}
+
+async function embeddedProfile(format: IccImageFormat, bytes: Uint8Array): Promise<Uint8Array | null> {
+  return format === "jpeg" ? jpegProfile(bytes) : format === "png" ? pngProfile(bytes) : webpProfile(bytes);
 }
 
 /** The encoded image with `profile` embedded. */

@@ -6,7 +6,7 @@
  * input's), alpha kept for PNG/WebP, JPEG flattened on white, the source's RGB colour profile kept.
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
-import { readRgbProfile, withProfile } from "../icc.ts";
+import { hasProfile, readRgbProfile, withProfile } from "../icc.ts";
 import { jpegFrame, unsupportedJpegCoding } from "../jpeg-frame.ts";
 import { unsupported } from "../protocol.ts";
 import { shownSize } from "../sniff.ts";
@@ -56,8 +56,12 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
   const { alpha, orientation } = input.header;
   const { width, height } = shownSize(input.header);
   // The source's colour profile is written by keepProfile below (RGB ones only), not by ffmpeg, which would
-  // also carry a CMYK profile into RGB output and drops every profile from WebP.
-  const orient = `sidedata=mode=delete:type=ICC_PROFILE,${orientFilters(orientation)}`;
+  // also carry a CMYK profile into RGB output and drops every profile from WebP. The filter is added only for
+  // a source with a profile: ffmpeg builds older than 4.4 (the npm-shipped one) have no ICC_PROFILE type.
+  const dropProfile = (await hasProfile(input.format, source))
+    ? "sidedata=mode=delete:type=ICC_PROFILE,"
+    : "";
+  const orient = `${dropProfile}${orientFilters(orientation)}`;
   const format = p.format === "same" ? input.format : p.format;
   const keepAlpha = alpha && format !== "jpeg";
   // The mark is drawn in RGB (no chroma subsampling of the whole image before the encoder's own).
