@@ -250,11 +250,13 @@ async function checkVideo(
     await checkPixels(bins, src.file, mid, file, mid, why, "picture", 18);
     return;
   }
-  // video.trim
+  // video.trim: the window ends where the asked end or the source's video does.
   const askedStart = run.params.start as number;
+  const videoEnd =
+    src.video === null ? src.duration : src.video.first - src.facts.startTime + src.video.duration;
   const askedEnd = Math.min(
     (run.params.end as number | undefined) ?? askedStart + (run.params.duration as number),
-    src.duration,
+    videoEnd,
   );
   const start = Number(r.start);
   const end = Number(r.end);

@@ -5,6 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -24,6 +25,8 @@ export const CODEC_FIXTURES = {
   ac3Side: "ac3-side.mkv",
   /** H.264 in Matroska written as a live stream: no duration in the container. */
   mkvNoDuration: "no-duration.mkv",
+  /** The first half of a 4 s H.264/AAC Matroska file: its header still says 4 s. */
+  mkvCut: "cut-in-half.mkv",
 } as const;
 
 /** Seconds of every fixture here. */
@@ -87,6 +90,23 @@ export async function generateCodecFixtures(ffmpeg: string, dir: string): Promis
     [
       F.mkvNoDuration,
       ff(F.mkvNoDuration, [...video(25, "160x120"), ...H264, "-f", "matroska", "-live", "1"]),
+    ],
+    [
+      F.mkvCut,
+      async () => {
+        const whole = `${F.mkvCut}.whole.mkv`;
+        await ff(whole, [
+          ...video(25, "160x120"),
+          ...ramp(2, "stereo"),
+          ...H264,
+          "-c:a",
+          "aac",
+          "-shortest",
+        ])();
+        const bytes = await readFile(out(whole));
+        await writeFile(out(F.mkvCut), bytes.subarray(0, Math.floor(bytes.length / 2)));
+        await rm(out(whole));
+      },
     ],
   ];
   const pending = jobs.filter(([name]) => !existsSync(out(name)));
