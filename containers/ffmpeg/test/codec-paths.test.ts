@@ -59,4 +59,16 @@ describe("codec paths", () => {
       message: "the source has no decodable video frame between start and end",
     });
   });
+
+  test.each([
+    ["FLAC whose STREAMINFO lies", CODEC_FIXTURES.flacLying, "flac"],
+    ["ALAC in Matroska", CODEC_FIXTURES.alacMka, "m4a"],
+  ])("the duration of a copy of %s is the audio it holds", async (_, source, format) => {
+    const extracted = await produce("video.extract-audio", source, { format: "original" });
+    expect(extracted.result.format).toBe(format);
+    expect(Math.abs((extracted.result.duration ?? 0) - CODEC_FIXTURE_SECONDS)).toBeLessThanOrEqual(0.1);
+    const whole = await produce("audio.trim", source, { start: 0, end: 1000 });
+    expect(whole.result).toMatchObject({ format, start: 0, copied: true });
+    expect(Math.abs((whole.result.duration ?? 0) - CODEC_FIXTURE_SECONDS)).toBeLessThanOrEqual(0.1);
+  });
 });
