@@ -108,6 +108,8 @@ export interface EngineResult {
   /** seconds; fast trim reports the keyframe it actually started at */
   start?: number;
   end?: number;
+  /** audio.trim: true when the window was stream-copied, false when it was re-encoded to cut exactly */
+  copied?: boolean;
 }
 
 /** Body of a video.probe answer (interface.md's probe result minus id/type). */

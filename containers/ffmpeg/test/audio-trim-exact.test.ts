@@ -60,7 +60,7 @@ describe("audio.trim cuts exactly", () => {
     [F.mp3, "mp3", "mp3"],
     [F.mjpegPcmMov, "wav", "pcm_u8"],
     [F.ac3Side, "mka", "ac3"],
-  ])("%s → %s (%s)", async (source, format, codec) => {
+  ])("%s → %s (%s)", { timeout: 180_000 }, async (source, format, codec) => {
     const { result, file } = await trim(source, { start: START, end: END });
     expect(result).toMatchObject({ format, start: START, copied: false });
     const probe = await ffprobe(file);

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EngineResult } from "../src/protocol.ts";
-import { ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { errorOf, ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { FIXTURES } from "./support/media.ts";
 import { CODEC_FIXTURE_SECONDS, CODEC_FIXTURES } from "./support/media-codecs.ts";
 
 let engine: TestEngine;
@@ -47,5 +48,27 @@ describe("codec paths", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { durationSec: number };
     expect(Math.abs(body.durationSec - CODEC_FIXTURE_SECONDS)).toBeLessThanOrEqual(1 / 25 + 1e-6);
+  });
+
+  test.each([
+    ["a window past where a file cut short really ends", CODEC_FIXTURES.mkvCut, { start: 3, end: 3.5 }],
+  ])("a trim of %s is refused, not an empty 200", async (_, source, params) => {
+    const res = await engine.job("video.trim", { source_url: media(source), params });
+    expect(await errorOf(res)).toMatchObject({
+      status: 415,
+      message: "the source has no decodable video frame between start and end",
+    });
+  });
+
+  test.each([
+    ["FLAC whose STREAMINFO lies", CODEC_FIXTURES.flacLying, "flac"],
+    ["ALAC in Matroska", CODEC_FIXTURES.alacMka, "m4a"],
+  ])("the duration of a copy of %s is the audio it holds", async (_, source, format) => {
+    const extracted = await produce("video.extract-audio", source, { format: "original" });
+    expect(extracted.result.format).toBe(format);
+    expect(Math.abs((extracted.result.duration ?? 0) - CODEC_FIXTURE_SECONDS)).toBeLessThanOrEqual(0.1);
+    const whole = await produce("audio.trim", source, { start: 0, end: 1000 });
+    expect(whole.result).toMatchObject({ format, start: 0, copied: true });
+    expect(Math.abs((whole.result.duration ?? 0) - CODEC_FIXTURE_SECONDS)).toBeLessThanOrEqual(0.1);
   });
 });

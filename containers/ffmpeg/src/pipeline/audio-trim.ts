@@ -16,7 +16,7 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
-import { outputInfo } from "./output-info.ts";
+import { copiedAudioDuration, outputInfo } from "./output-info.ts";
 import { readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
 
 /**
@@ -52,8 +52,10 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     )
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
-  const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
-  const outDuration = info.duration ?? 0;
+  const outDuration =
+    (copyInto === null
+      ? (await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal)).duration
+      : await copiedAudioDuration(out, container.format, ctx.config.binaries, ctx.signal)) ?? 0;
   if (outDuration <= 0) throw emptyOutput(input, "the source has no decodable audio between start and end");
   return {
     kind: "file" as const,

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { audioCopyContainer, CONTAINERS, type Container, opusLayoutArgs } from "./containers.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
-import { outputInfo } from "./output-info.ts";
+import { copiedAudioDuration, outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
 
 const FORMATS = ["mp3", "m4a", "wav", "flac", "opus", "original"] as const;
@@ -106,7 +106,10 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     )
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
-  const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
+  const measured =
+    p.format === "original"
+      ? await copiedAudioDuration(out, container.format, ctx.config.binaries, ctx.signal)
+      : (await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal)).duration;
   return {
     kind: "file" as const,
     path: out,
@@ -114,7 +117,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     result: {
       format: container.format,
       size_bytes: size,
-      duration: roundSec(info.duration ?? duration ?? 0),
+      duration: roundSec(measured ?? duration ?? 0),
     },
   };
 }

@@ -6,7 +6,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import type { OutputFormat } from "../protocol.ts";
 import { imageSize } from "../sniff.ts";
-import { runFfprobe } from "./ffmpeg.ts";
+import { packetSpan, runFfprobe } from "./ffmpeg.ts";
 import { mediaInfo } from "./media-info.ts";
 import { type Box, boxes, child, timing } from "./mp4-boxes.ts";
 
@@ -178,4 +178,24 @@ export async function outputInfo(
     await fh.close();
   }
   return info ?? (await probeInfo(ffprobe, path, signal));
+}
+
+/**
+ * Seconds of audio in a stream copy (extract-audio `original`, a whole-stream audio.trim). A copy carries
+ * the source's stream header, which may be wrong (a FLAC STREAMINFO counting samples the file does not
+ * hold), and Matroska states the duration of the source's segment: so FLAC and Matroska copies are measured
+ * by their packets. The other containers' headers are written by the muxer from what it wrote.
+ */
+export async function copiedAudioDuration(
+  path: string,
+  format: OutputFormat,
+  binaries: { ffmpeg: string; ffprobe: string },
+  signal: AbortSignal,
+): Promise<number | undefined> {
+  if (format === "flac" || format === "mka") {
+    const input = ["-protocol_whitelist", "file", "-i", `file:${path}`];
+    const span = await packetSpan(binaries.ffmpeg, input, "0:a:0", signal);
+    if (span !== null) return span;
+  }
+  return (await outputInfo(path, format, binaries.ffprobe, signal)).duration;
 }

@@ -7,7 +7,14 @@ import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { CONTAINERS, type Container } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
-import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import {
+  emptyOutput,
+  type Input,
+  type JobContext,
+  outputPath,
+  type PreparedJob,
+  preferSourceError,
+} from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
@@ -137,7 +144,11 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const info = await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal);
-  const outDuration = info.duration ?? end - start;
+  const outDuration = info.duration ?? 0;
+  if (info.width === undefined || outDuration <= 0) {
+    // Nothing to present: the window holds no frame (shorter than a frame, or past where the media really ends).
+    throw emptyOutput(input, "the source has no decodable video frame between start and end");
+  }
   return {
     kind: "file" as const,
     path: out,
@@ -145,7 +156,7 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
     result: {
       format: container.format,
       size_bytes: size,
-      width: info.width ?? video.width,
+      width: info.width,
       height: info.height ?? video.height,
       duration: roundSec(outDuration),
       start: roundSec(start),

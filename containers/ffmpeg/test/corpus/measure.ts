@@ -112,6 +112,7 @@ export interface AudioFacts {
   codec: string;
   channels: number;
   layout: string;
+  sampleRate: number;
 }
 
 export interface StreamsFacts {
@@ -171,6 +172,7 @@ export function streamsFacts(p: Probed): StreamsFacts {
             codec: a.codec_name ?? "unknown",
             channels: a.channels ?? 0,
             layout: a.channel_layout ?? "",
+            sampleRate: Number(a.sample_rate ?? 0),
           },
   };
 }

@@ -3,9 +3,19 @@
  * test-artifacts/corpus.md. `CORPUS_FILES=a.mp4,b.flac` limits the run to those files. Exits 1 when any
  * answer is wrong or an error.
  */
+import { writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CORPUS_DIR, corpusFiles, corpusPresent, describe, markdown, runCorpus, totals } from "./harness.ts";
+import {
+  CORPUS_DIR,
+  corpusFiles,
+  corpusPresent,
+  describe,
+  markdown,
+  type Row,
+  runCorpus,
+  totals,
+} from "./harness.ts";
 
 if (!corpusPresent()) {
   console.log(`corpus: ${CORPUS_DIR} is absent; nothing to run (set CORPUS_DIR to a folder of media files)`);
@@ -14,12 +24,17 @@ if (!corpusPresent()) {
 const only = process.env.CORPUS_FILES?.split(",").map((s) => s.trim());
 const files = await corpusFiles(only);
 console.log(`corpus: ${files.length} audio/video files from ${CORPUS_DIR}`);
-const rows = await runCorpus(files, (row) => {
-  console.log(`${row.file.padEnd(28)} ${row.label.padEnd(22)} ${describe(row.verdict)} (${row.ms} ms)`);
-});
 const out = path.resolve(import.meta.dirname, "../../../../test-artifacts/corpus.md");
 await mkdir(path.dirname(out), { recursive: true });
-await writeFile(out, `# Corpus run (${new Date().toISOString()})\n\n${markdown(rows)}`);
+const started = new Date().toISOString();
+const done: Row[] = [];
+const rows = await runCorpus(files, (row) => {
+  console.log(`${row.file.padEnd(28)} ${row.label.padEnd(22)} ${describe(row.verdict)} (${row.ms} ms)`);
+  done.push(row);
+  // The table so far, so that an interrupted run still leaves one.
+  writeFileSync(out, `# Corpus run (${started}, ${done.length} runs so far)\n\n${markdown(done)}`);
+});
+await writeFile(out, `# Corpus run (${started})\n\n${markdown(rows)}`);
 const t = totals(rows);
 console.log(
   `\ntotals: ${rows.length} runs: ${t.ok} ok, ${t["ok-refused"]} ok-refused, ${t.wrong} wrong, ${t.error} error` +

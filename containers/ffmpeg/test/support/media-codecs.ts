@@ -5,6 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -24,6 +25,12 @@ export const CODEC_FIXTURES = {
   ac3Side: "ac3-side.mkv",
   /** H.264 in Matroska written as a live stream: no duration in the container. */
   mkvNoDuration: "no-duration.mkv",
+  /** The first half of a 4 s H.264/AAC Matroska file: its header still says 4 s. */
+  mkvCut: "cut-in-half.mkv",
+  /** ramp.flac whose STREAMINFO claims 100 times the samples it holds. */
+  flacLying: "lying-streaminfo.flac",
+  /** ALAC in Matroska. */
+  alacMka: "alac.mka",
 } as const;
 
 /** Seconds of every fixture here. */
@@ -87,6 +94,38 @@ export async function generateCodecFixtures(ffmpeg: string, dir: string): Promis
     [
       F.mkvNoDuration,
       ff(F.mkvNoDuration, [...video(25, "160x120"), ...H264, "-f", "matroska", "-live", "1"]),
+    ],
+    [
+      F.mkvCut,
+      async () => {
+        const whole = `${F.mkvCut}.whole.mkv`;
+        await ff(whole, [
+          ...video(25, "160x120"),
+          ...ramp(2, "stereo"),
+          ...H264,
+          "-c:a",
+          "aac",
+          "-shortest",
+        ])();
+        const bytes = await readFile(out(whole));
+        await writeFile(out(F.mkvCut), bytes.subarray(0, Math.floor(bytes.length / 2)));
+        await rm(out(whole));
+      },
+    ],
+    [F.alacMka, ff(F.alacMka, [...ramp(2, "stereo", 44100), "-c:a", "alac", "-f", "matroska"])],
+    [
+      F.flacLying,
+      async () => {
+        await ff(F.flacLying, [...ramp(2, "stereo", 44100), "-c:a", "flac"])();
+        const bytes = await readFile(out(F.flacLying));
+        // STREAMINFO (after "fLaC" and its 4-byte block header): total samples in the low 36 bits at 13..17.
+        const at = 8 + 13;
+        const samples = (bytes[at]! & 0x0f) * 2 ** 32 + bytes.readUInt32BE(at + 1);
+        const lie = samples * 100;
+        bytes[at] = (bytes[at]! & 0xf0) | Math.floor(lie / 2 ** 32);
+        bytes.writeUInt32BE(lie % 2 ** 32, at + 1);
+        await writeFile(out(F.flacLying), bytes);
+      },
     ],
   ];
   const pending = jobs.filter(([name]) => !existsSync(out(name)));
