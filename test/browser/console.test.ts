@@ -6,7 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "./service.ts";
-import { startHelperServer, until } from "./support.ts";
+import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, startHelperServer, until } from "./support.ts";
 
 /**
  * The customer console in a real browser (Debian's Chromium, headless) against the service started like
@@ -14,15 +14,6 @@ import { startHelperServer, until } from "./support.ts";
  * second customer who must see nothing of the first. Screenshots in test-artifacts/screenshots/console-*.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-];
-const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 const PHONE = { width: 390, height: 844 };
 const PASSWORD = "violet staircase under the sea";
 
@@ -87,14 +78,14 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     profile = mkdtempSync(path.join(os.tmpdir(), "p6-console-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       headless: true,
       viewport: { width: 1280, height: 800 },
     });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: site });
     page = context.pages()[0] ?? (await context.newPage());
     watch(page);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   }, 300_000);
 
   afterAll(async () => {

@@ -6,25 +6,13 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "./service.ts";
-import { startHelperServer, until } from "./support.ts";
+import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, startHelperServer, until } from "./support.ts";
 
 /**
  * The dashboard in a real browser (Debian's Chromium, headless) against the service started like `npm run dev`:
  * an operator's whole day, one step per test, with a screenshot of every page in test-artifacts/screenshots.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -61,7 +49,7 @@ describe.skipIf(!existsSync(CHROMIUM))("dashboard in headless Chromium", () => {
     profile = mkdtempSync(path.join(os.tmpdir(), "p6-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       headless: true,
       viewport: LAPTOP,
     });

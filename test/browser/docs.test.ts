@@ -3,6 +3,7 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "./service.ts";
+import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS } from "./support.ts";
 
 /**
  * The API reference (/docs) and the error pages in headless Chromium against the service started like
@@ -10,15 +11,6 @@ import { type RunningService, startService } from "./service.ts";
  * shows every operation of the live document, the error table and the webhooks section, on a phone too.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-];
-const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 const PHONE = { width: 390, height: 844 };
 
 type Doc = {
@@ -37,7 +29,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     service = await startService(26_000 + Math.floor(Math.random() * 1000) * 2);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     context.on("request", (request) => requests.push(request.url()));
     page = await context.newPage();

@@ -1,6 +1,22 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import sharp from "sharp";
+
+/** Debian's Chromium, headless, with the flags this closed network needs (no background connections). */
+export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+/** Where the browser tests write their screenshots. */
+export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/screenshots");
 
 export type Delivery = { headers: Record<string, string>; body: string; path: string };
 
