@@ -22,6 +22,11 @@ export interface EngineConfig {
   binaries: Binaries;
   slots: number;
   queue: number;
+  /**
+   * Slots a low-priority job (a task) must leave free, kept for synchronous calls (pool.ts); fewer than
+   * `slots`, so tasks always run on an idle engine. loadConfig sets it; engines built by hand (tests) have none.
+   */
+  reservedSlots?: number;
   tmpDir: string;
   fontPath: string;
   connectTimeoutMs: number;
@@ -131,6 +136,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     binaries: resolveBinaries(env),
     slots,
     queue: int(env, "ENGINE_QUEUE", 2 * slots, 0, 10_000),
+    reservedSlots: int(env, "ENGINE_RESERVED_SLOTS", Math.floor(slots / 2), 0, slots - 1),
     tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
     fontPath: env.FONT_PATH || defaultFont(),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),

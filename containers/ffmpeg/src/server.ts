@@ -80,7 +80,7 @@ export async function createEngineServer(
     downloadAheadBytes: config.downloadAheadBytes,
     ...options.fetchPolicy,
   };
-  const pool = new Pool(config.slots, config.queue);
+  const pool = new Pool(config.slots, config.queue, config.reservedSlots);
   const jobs = new JobRegistry();
   const relay = new Relay();
   await relay.start();

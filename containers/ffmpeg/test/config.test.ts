@@ -63,6 +63,17 @@ describe("loadConfig", () => {
     );
   });
 
+  test("ENGINE_RESERVED_SLOTS: half the slots by default, at most one fewer than the slots", () => {
+    expect(loadConfig(env({ ENGINE_SLOTS: "2" })).reservedSlots).toBe(1);
+    expect(loadConfig(env({ ENGINE_SLOTS: "5" })).reservedSlots).toBe(2);
+    expect(loadConfig(env({ ENGINE_SLOTS: "1" })).reservedSlots).toBe(0);
+    expect(loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "3" })).reservedSlots).toBe(3);
+    expect(loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "0" })).reservedSlots).toBe(0);
+    expect(() => loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "4" }))).toThrow(
+      /^ENGINE_RESERVED_SLOTS must be an integer between 0 and 3/,
+    );
+  });
+
   test("ALLOW_PRIVATE_SOURCES is on only for the exact value true", () => {
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "true" })).allowPrivateSources).toBe(true);
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "1" })).allowPrivateSources).toBe(false);
