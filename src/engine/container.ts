@@ -11,6 +11,7 @@ export interface MediaEngineContainerEnv {
   ENGINE_SLOTS?: string;
   ENGINE_QUEUE?: string;
   ENGINE_RESERVED_SLOTS?: string;
+  ENGINE_TASK_MIN_SLOTS?: string;
 }
 
 export class MediaEngineContainer extends Container<MediaEngineContainerEnv> {
@@ -26,6 +27,7 @@ export class MediaEngineContainer extends Container<MediaEngineContainerEnv> {
     if (env.ENGINE_SLOTS !== undefined) vars.ENGINE_SLOTS = env.ENGINE_SLOTS;
     if (env.ENGINE_QUEUE !== undefined) vars.ENGINE_QUEUE = env.ENGINE_QUEUE;
     if (env.ENGINE_RESERVED_SLOTS !== undefined) vars.ENGINE_RESERVED_SLOTS = env.ENGINE_RESERVED_SLOTS;
+    if (env.ENGINE_TASK_MIN_SLOTS !== undefined) vars.ENGINE_TASK_MIN_SLOTS = env.ENGINE_TASK_MIN_SLOTS;
     this.envVars = vars;
   }
 }

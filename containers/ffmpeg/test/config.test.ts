@@ -74,6 +74,19 @@ describe("loadConfig", () => {
     );
   });
 
+  test("ENGINE_RESERVE_HOLD_MS: 30 s by default", () => {
+    expect(loadConfig(env()).reserveHoldMs).toBe(30_000);
+    expect(loadConfig(env({ ENGINE_RESERVE_HOLD_MS: "0" })).reserveHoldMs).toBe(0);
+  });
+
+  test("ENGINE_TASK_MIN_SLOTS: off by default, at most the slots", () => {
+    expect(loadConfig(env({ ENGINE_SLOTS: "2" })).taskMinSlots).toBe(0);
+    expect(loadConfig(env({ ENGINE_SLOTS: "2", ENGINE_TASK_MIN_SLOTS: "1" })).taskMinSlots).toBe(1);
+    expect(() => loadConfig(env({ ENGINE_SLOTS: "2", ENGINE_TASK_MIN_SLOTS: "3" }))).toThrow(
+      /^ENGINE_TASK_MIN_SLOTS must be an integer between 0 and 2/,
+    );
+  });
+
   test("ALLOW_PRIVATE_SOURCES is on only for the exact value true", () => {
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "true" })).allowPrivateSources).toBe(true);
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "1" })).allowPrivateSources).toBe(false);
