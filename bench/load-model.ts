@@ -116,7 +116,7 @@ async function run(make: (clock: Clock) => SlotPool, withLoad: boolean, withHost
     };
     clock.at(a * 0.25, () => call(0));
   }
-  const tasks = { created: 0, endedInLoad: 0, ended: 0, longestWait: 0 };
+  const tasks = { created: 0, endedInLoad: 0, ended: 0, longestWait: 0, lastEnd: 0 };
   if (withLoad) {
     // Tasks at 5/s: probe, cover, image watermark (in the Worker: no engine slot) and trim, in turn. A task
     // refused by the engine waits in its runner from 2 s doubling to 30 s, jittered (src/tasks/runner.ts).
@@ -130,6 +130,7 @@ async function run(make: (clock: Clock) => SlotPool, withLoad: boolean, withHost
           tasks.ended++;
           if (clock.now <= LOAD_S) tasks.endedInLoad++;
           tasks.longestWait = Math.max(tasks.longestWait, clock.now - created);
+          tasks.lastEnd = Math.max(tasks.lastEnd, clock.now);
         };
         if (seconds === null || seconds === undefined) return done();
         const attempt = (waits: number) =>
@@ -200,7 +201,8 @@ for (const [scenario, withHostile, withSync] of scenarios) {
       : "";
     console.log(
       `  ${name}: ${sync}tasks ${load.tasks.created} created, ${load.tasks.endedInLoad} ended during the load, ` +
-        `${load.tasks.ended} in all, longest ${load.tasks.longestWait.toFixed(0)} s`,
+        `${load.tasks.ended} in all (the last ${Math.max(0, load.tasks.lastEnd - LOAD_S).toFixed(0)} s after the load), ` +
+        `longest ${load.tasks.longestWait.toFixed(0)} s`,
     );
   }
 }
