@@ -10,6 +10,8 @@ export interface MediaEngineContainerEnv {
   /** Optional overrides passed through to the engine process. */
   ENGINE_SLOTS?: string;
   ENGINE_QUEUE?: string;
+  ENGINE_RESERVED_SLOTS?: string;
+  ENGINE_TASK_MIN_SLOTS?: string;
 }
 
 export class MediaEngineContainer extends Container<MediaEngineContainerEnv> {
@@ -24,6 +26,8 @@ export class MediaEngineContainer extends Container<MediaEngineContainerEnv> {
     const vars: Record<string, string> = { ENGINE_SECRET: env.ENGINE_SECRET, PORT: "8080", HOST: "0.0.0.0" };
     if (env.ENGINE_SLOTS !== undefined) vars.ENGINE_SLOTS = env.ENGINE_SLOTS;
     if (env.ENGINE_QUEUE !== undefined) vars.ENGINE_QUEUE = env.ENGINE_QUEUE;
+    if (env.ENGINE_RESERVED_SLOTS !== undefined) vars.ENGINE_RESERVED_SLOTS = env.ENGINE_RESERVED_SLOTS;
+    if (env.ENGINE_TASK_MIN_SLOTS !== undefined) vars.ENGINE_TASK_MIN_SLOTS = env.ENGINE_TASK_MIN_SLOTS;
     this.envVars = vars;
   }
 }

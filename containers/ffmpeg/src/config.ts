@@ -22,6 +22,18 @@ export interface EngineConfig {
   binaries: Binaries;
   slots: number;
   queue: number;
+  /**
+   * Slots a low-priority job (a task) must leave free, kept for synchronous calls (pool.ts); fewer than
+   * `slots`, so tasks always run on an idle engine. loadConfig sets it; engines built by hand (tests) have none.
+   */
+  reservedSlots?: number;
+  /**
+   * Low-priority jobs that may run even when only reserved slots are free (pool.ts): 1 guarantees tasks
+   * progress while synchronous jobs hold the other slots, at the price of a synchronous call waiting for one.
+   */
+  taskMinSlots?: number;
+  /** How long after a synchronous job's arrival the reserve still holds; afterwards tasks use every slot. */
+  reserveHoldMs?: number;
   tmpDir: string;
   fontPath: string;
   connectTimeoutMs: number;
@@ -131,6 +143,9 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     binaries: resolveBinaries(env),
     slots,
     queue: int(env, "ENGINE_QUEUE", 2 * slots, 0, 10_000),
+    reservedSlots: int(env, "ENGINE_RESERVED_SLOTS", Math.floor(slots / 2), 0, slots - 1),
+    taskMinSlots: int(env, "ENGINE_TASK_MIN_SLOTS", 0, 0, slots),
+    reserveHoldMs: int(env, "ENGINE_RESERVE_HOLD_MS", 30_000, 0, 3_600_000),
     tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
     fontPath: env.FONT_PATH || defaultFont(),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),

@@ -80,7 +80,11 @@ export async function createEngineServer(
     downloadAheadBytes: config.downloadAheadBytes,
     ...options.fetchPolicy,
   };
-  const pool = new Pool(config.slots, config.queue);
+  const pool = new Pool(config.slots, config.queue, {
+    reserved: config.reservedSlots ?? 0,
+    lowFloor: config.taskMinSlots ?? 0,
+    reserveHoldMs: config.reserveHoldMs ?? 30_000,
+  });
   const jobs = new JobRegistry();
   const relay = new Relay();
   await relay.start();

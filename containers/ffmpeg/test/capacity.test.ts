@@ -1,7 +1,8 @@
 /**
  * The engine's part in capacity: every answer reports its load (X-Engine-Load), and a job sent with
  * X-Engine-Priority: low (a task, which can wait in the Worker instead) may wait only in the first half of
- * the queue, so the other half stays for synchronous calls.
+ * the queue, so the other half stays for synchronous calls, and leaves the reserved slots to them
+ * (ENGINE_RESERVED_SLOTS; the pool's ordering step by step: pool.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { AUTH, fixtureUrl, jobId, media, startTestEngine, type TestEngine } from "./support/engine.ts";
@@ -42,5 +43,33 @@ describe("X-Engine-Priority: low", () => {
     await engine.engine.idle();
     const res = await engine.job("video.probe", { source_url: media("av.mp4") }, { headers: low });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("ENGINE_RESERVED_SLOTS (2 slots, 1 reserved) while synchronous calls come", () => {
+  test("a synchronous call runs at once beside a task while a second task waits for the task's slot", async () => {
+    const reserved = await startTestEngine({ slots: 2, queue: 4, reservedSlots: 1, warmProbes: 0 });
+    try {
+      // Synchronous calls come (the reserve holds for ENGINE_RESERVE_HOLD_MS after each, 30 s by default).
+      expect((await reserved.job("video.probe", { source_url: media("av.mp4") })).status).toBe(200);
+      const holder = new AbortController();
+      const task = reserved
+        .job("video.probe", { source_url: fixtureUrl("/hang") }, { headers: low, signal: holder.signal })
+        .catch(() => null);
+      while (reserved.engine.pool.stats().busy === 0) await new Promise((r) => setTimeout(r, 20));
+
+      // One slot is free, but it is the reserved one: the second task queues.
+      const second = reserved.job("video.probe", { source_url: media("av.mp4") }, { headers: low });
+      while (reserved.engine.pool.stats().queued === 0) await new Promise((r) => setTimeout(r, 20));
+      const sync = await reserved.job("video.probe", { source_url: media("av.mp4") });
+      expect(sync.status).toBe(200);
+      expect(reserved.engine.pool.stats()).toEqual({ total: 2, busy: 1, queued: 1 });
+
+      holder.abort();
+      await task;
+      expect((await second).status).toBe(200);
+    } finally {
+      await reserved.close();
+    }
   });
 });

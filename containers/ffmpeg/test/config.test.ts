@@ -63,6 +63,30 @@ describe("loadConfig", () => {
     );
   });
 
+  test("ENGINE_RESERVED_SLOTS: half the slots by default, at most one fewer than the slots", () => {
+    expect(loadConfig(env({ ENGINE_SLOTS: "2" })).reservedSlots).toBe(1);
+    expect(loadConfig(env({ ENGINE_SLOTS: "5" })).reservedSlots).toBe(2);
+    expect(loadConfig(env({ ENGINE_SLOTS: "1" })).reservedSlots).toBe(0);
+    expect(loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "3" })).reservedSlots).toBe(3);
+    expect(loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "0" })).reservedSlots).toBe(0);
+    expect(() => loadConfig(env({ ENGINE_SLOTS: "4", ENGINE_RESERVED_SLOTS: "4" }))).toThrow(
+      /^ENGINE_RESERVED_SLOTS must be an integer between 0 and 3/,
+    );
+  });
+
+  test("ENGINE_RESERVE_HOLD_MS: 30 s by default", () => {
+    expect(loadConfig(env()).reserveHoldMs).toBe(30_000);
+    expect(loadConfig(env({ ENGINE_RESERVE_HOLD_MS: "0" })).reserveHoldMs).toBe(0);
+  });
+
+  test("ENGINE_TASK_MIN_SLOTS: off by default, at most the slots", () => {
+    expect(loadConfig(env({ ENGINE_SLOTS: "2" })).taskMinSlots).toBe(0);
+    expect(loadConfig(env({ ENGINE_SLOTS: "2", ENGINE_TASK_MIN_SLOTS: "1" })).taskMinSlots).toBe(1);
+    expect(() => loadConfig(env({ ENGINE_SLOTS: "2", ENGINE_TASK_MIN_SLOTS: "3" }))).toThrow(
+      /^ENGINE_TASK_MIN_SLOTS must be an integer between 0 and 2/,
+    );
+  });
+
   test("ALLOW_PRIVATE_SOURCES is on only for the exact value true", () => {
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "true" })).allowPrivateSources).toBe(true);
     expect(loadConfig(env({ ALLOW_PRIVATE_SOURCES: "1" })).allowPrivateSources).toBe(false);

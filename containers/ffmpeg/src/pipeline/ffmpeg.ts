@@ -121,8 +121,25 @@ const DECODE_FAILURES = [
   /Cannot determine format of input stream/i,
 ];
 
+/**
+ * A decoder met a frame beyond `-max_pixels` (mediaInputArgs): the resolution grew after the probe looked.
+ * ffmpeg 5.1 drops such frames and goes on, exiting 0, so the run is refused here whatever its exit.
+ */
+function oversizedFrame(what: string, stderr: string): EngineError | null {
+  const m = /Picture size (\d+)x(\d+) exceeds specified max pixel count (\d+)/.exec(stderr);
+  if (m === null) return null;
+  const [width, height, max] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return new EngineError(
+    "REQUEST_BODY_TOO_LARGE",
+    `the source has a frame of ${width}×${height} (${((width * height) / 1e6).toFixed(1)} megapixels), over the limit of ${(max / 1e6).toFixed(1)} megapixels per frame`,
+    { internal: `${what}: ${stderr}` },
+  );
+}
+
 /** Turns a failed run into a public error; stderr goes only into `internal` for the log. */
 export function failure(what: string, stderr: string): EngineError {
+  const oversized = oversizedFrame(what, stderr);
+  if (oversized !== null) return oversized;
   if (DECODE_FAILURES.some((re) => re.test(stderr))) {
     return unsupported("the source media is truncated or cannot be decoded", `${what}: ${stderr}`);
   }
@@ -153,6 +170,8 @@ function progressLines(opts: Omit<FfmpegRun, "signal">): (line: string) => void 
 /** The outcome of an ffmpeg run: its stderr, or the public error of a failed run. */
 function ffmpegOutcome(exit: Exit, opts: Omit<FfmpegRun, "signal">): string {
   if (exit.code !== 0) throw failure("ffmpeg", exit.stderr);
+  const oversized = oversizedFrame("ffmpeg", exit.stderr);
+  if (oversized !== null) throw oversized;
   opts.onProgress?.(1);
   return exit.stderr;
 }

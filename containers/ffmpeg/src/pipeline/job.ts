@@ -154,7 +154,8 @@ export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promis
 export function mediaInputArgs(demuxer: string, ref: string, before: readonly string[] = []): string[] {
   return [
     ...["-probesize", String(LIMITS.probeSizeBytes), "-analyzeduration", String(LIMITS.analyzeDurationUs)],
-    ...["-f", demuxer, ...before],
+    // Decoders refuse frames beyond the cap even when the resolution grows after the probe looked.
+    ...["-max_pixels", String(LIMITS.maxVideoPixels), "-f", demuxer, ...before],
     ...["-protocol_whitelist", inputWhitelist(ref), "-i", ref],
   ];
 }

@@ -1,0 +1,95 @@
+/**
+ * A stream whose resolution grows after the probe looked (issue 13): the probe sees the first frames only, so
+ * checkVideoLimits passes a video that switches mid-stream to frames beyond the pixel cap. Every decoder runs
+ * with `-max_pixels` (mediaInputArgs), so ffmpeg refuses those frames instead of allocating them, and the
+ * job answers 413 naming the limit rather than a result with frames silently missing.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { rename } from "node:fs/promises";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
+import { mediaInputArgs } from "../src/pipeline/job.ts";
+import { LIMITS } from "../src/security/limits.ts";
+import {
+  assertSafeMessage,
+  errorOf,
+  fixturePath,
+  media,
+  startTestEngine,
+  type TestEngine,
+} from "./support/engine.ts";
+
+const exec = promisify(execFile);
+/**
+ * 12 s of 320×240 H.264, then 2 frames of 8192×4608 (37.7 MP, just over the cap) from 12 s on, in MPEG-TS:
+ * the growth lies past the 10 s that ffprobe and ffmpeg analyse before they start (LIMITS.analyzeDurationUs;
+ * growth inside that window is met, and refused, by that analysis already).
+ */
+const GROWING = "growing-320x240-to-8192x4608-at-12s.ts";
+
+async function makeGrowing(): Promise<void> {
+  const out = fixturePath(GROWING);
+  if (existsSync(out)) return;
+  const { ffmpeg } = resolveBinaries(process.env);
+  const segment = (source: string, extra: string[], file: string) =>
+    exec(ffmpeg, [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", source, ...extra],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mpegts", file],
+    ]);
+  await segment("testsrc2=size=320x240:rate=25", ["-t", "12"], `${out}.1`);
+  await segment(
+    "color=c=blue:size=8192x4608:rate=25",
+    ["-frames:v", "2", "-output_ts_offset", "12"],
+    `${out}.2`,
+  );
+  // MPEG-TS segments concatenate byte for byte; the new SPS switches the decoder to the large size.
+  await exec("sh", ["-c", 'cat "$1" "$2" > "$3.tmp"', "sh", `${out}.1`, `${out}.2`, out]);
+  await rename(`${out}.tmp`, out);
+}
+
+let engine: TestEngine;
+beforeAll(async () => {
+  await makeGrowing();
+  engine = await startTestEngine({ warmProbes: 0, warmCommands: 0 });
+});
+afterAll(() => engine.close());
+
+test("every ffmpeg/ffprobe input carries the pixel cap as -max_pixels", () => {
+  const args = mediaInputArgs("mpegts", "file:/x.ts");
+  expect(args[args.indexOf("-max_pixels") + 1]).toBe(String(LIMITS.maxVideoPixels));
+  expect(args.indexOf("-max_pixels")).toBeLessThan(args.indexOf("-i"));
+});
+
+test("the probe sees only the start: 320×240, within the limits", async () => {
+  const res = await engine.job("video.probe", { source_url: media(GROWING) });
+  expect(res.status).toBe(200);
+  expect(await res.json()).toMatchObject({ width: 320, height: 240 });
+});
+
+describe.each([
+  ["video.watermark", { text: "grows" }],
+  ["video.trim", { start: 11, end: 13 }],
+  ["video.extract-cover", { time: 12.02, format: "png" }],
+] as const)("%s decoding into the large frames", (type, params) => {
+  test("413 naming the frame size and the limit, not a result with frames missing", async () => {
+    const res = await engine.job(type, { source_url: media(GROWING), params });
+    const err = await errorOf(res);
+    expect(err).toMatchObject({ status: 413, code: "REQUEST_BODY_TOO_LARGE" });
+    expect(err.message).toBe(
+      "the source has a frame of 8192×4608 (37.7 megapixels), over the limit of 35.7 megapixels per frame",
+    );
+    assertSafeMessage(err.message);
+  });
+});
+
+test("a cover before the growth still succeeds", async () => {
+  const res = await engine.job("video.extract-cover", {
+    source_url: media(GROWING),
+    params: { time: 0.5, format: "png" },
+  });
+  expect(res.status).toBe(200);
+  expect(JSON.parse(res.headers.get("x-engine-result") ?? "{}")).toMatchObject({ width: 320, height: 240 });
+  await res.arrayBuffer();
+});
