@@ -86,6 +86,8 @@ export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false NO_UPDATE_N
 
 # --- State and cleanup --------------------------------------------------------------------------------------
 mkdir -p "$cache"
+# The lock is this shell's alone: everything started in the background gets `9>&-`, or a process left behind
+# by a run killed outright would hold the lock and keep the next run from cleaning up after it.
 exec 9>"$cache/.lock"
 flock -w 1800 9 || fail "another test:container run has held $cache for 30 minutes"
 run="$(mktemp -d /tmp/p6-container.XXXXXX)"
@@ -93,6 +95,7 @@ ns="p6c-$$"
 dockerd_pid=""
 worker_pid=""
 host_suite_pid=""
+box_suite_pid=""
 watchdog_pid=""
 export DOCKER_HOST="unix://$run/docker.sock"
 # What this run has started, written where the next run looks: a run killed outright (SIGKILL, a lost
@@ -173,6 +176,7 @@ cleanup() {
   [ -z "$watchdog_pid" ] || kill "$watchdog_pid" 2>/dev/null
   stop_recorded "$worker_pid" worker-path.ts
   stop_recorded "$host_suite_pid" vitest
+  [ -z "$box_suite_pid" ] || kill "$box_suite_pid" 2>/dev/null
   stop_dockerd
   ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
   ip netns del "$ns" 2>/dev/null
@@ -198,7 +202,7 @@ trap 'exit 143' TERM
   printf '\ntest:container FAILED: the whole run did not finish within %s s (time limit; TEST_CONTAINER_LIMIT sets it)\n' \
     "$limit_total" >&2
   kill -TERM $$
-) &
+) 9>&- &
 watchdog_pid=$!
 
 # dockerd with its own sockets, pid file and exec-root under $run; the data root is the cache.
@@ -208,7 +212,7 @@ start_dockerd() {
   echo '{}' >"$run/daemon.json"
   "$@" /usr/sbin/dockerd --config-file "$run/daemon.json" --host "$DOCKER_HOST" \
     --data-root "$cache/data" --exec-root "$run/exec" --pidfile "$run/dockerd.pid" \
-    "${dockerd_args[@]}" >"$log" 2>&1 &
+    "${dockerd_args[@]}" >"$log" 2>&1 9>&- &
   dockerd_pid=$!
   record
   for _ in $(seq 1 150); do
@@ -234,7 +238,7 @@ suites="${TEST_CONTAINER_SUITES:-1}"
 if [ "$suites" = 1 ]; then
   (cd "$repo" && NO_COLOR=1 exec setsid timeout -k 15 "$limit_suite" node node_modules/vitest/vitest.mjs run \
     --project media-engine --reporter=default --reporter=json --outputFile="$run/host-suite.json" \
-    >"$run/host-suite.log" 2>&1) &
+    >"$run/host-suite.log" 2>&1) 9>&- &
   host_suite_pid=$!
   host_suite_started=$SECONDS
   record
@@ -320,8 +324,17 @@ echo "healthy $((SECONDS - t0)) s after docker run"
 if [ "$suites" != 1 ]; then
   echo "ENGINE SUITES SKIPPED (TEST_CONTAINER_SUITES=$suites): this run proves less than test:container should"
 else
-  # The host run first: two suites at once on two cores would slow both.
-  echo "waiting for the host run of the engine suite"
+  # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
+  # read-only (the suite and vitest); the suite writes only to the container's /tmp. `timeout` runs inside
+  # the container: stopping the docker CLI alone would leave the suite running in there. It starts now,
+  # beside the host run's tail: the suite has no timed assertions, and the two overlap instead of queueing.
+  box_started=$SECONDS
+  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
+    timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
+    --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
+    >"$run/container-suite.log" 2>&1 9>&- &
+  box_suite_pid=$!
+  echo "the engine suite runs inside the container; waiting for the host run of it"
   code=0
   wait "$host_suite_pid" || code=$?
   host_suite_pid=""
@@ -331,16 +344,10 @@ else
     tail -60 "$run/host-suite.log"
     failed_with "$code" "the engine suite as a host process" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
   fi
-  # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
-  # read-only (the suite and vitest); the suite writes only to the container's /tmp. `timeout` runs inside
-  # the container: stopping the docker CLI alone would leave the suite running in there.
-  t0=$SECONDS
   code=0
-  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
-    timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
-    --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
-    >"$run/container-suite.log" 2>&1 || code=$?
-  echo "engine suite inside the container: $((SECONDS - t0)) s"
+  wait "$box_suite_pid" || code=$?
+  box_suite_pid=""
+  echo "engine suite inside the container: $((SECONDS - box_started)) s"
   if [ "$code" != 0 ]; then
     tail -60 "$run/container-suite.log"
     failed_with "$code" "the engine suite inside the container" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
@@ -365,7 +372,7 @@ step "wrangler dev with containers: every operation and a task through the Conta
 t0=$SECONDS
 (cd "$repo" && exec setsid timeout -k 15 "$limit_worker" "${in_ns[@]}" env WRANGLER_DOCKER_BIN="$here/docker.sh" \
   MINIFLARE_CONTAINER_EGRESS_IMAGE=p6-proxy-everything:local P6_SOURCE_IP="$source_ip" P6_RUN_DIR="$run" \
-  node scripts/test-container/worker-path.ts) &
+  node scripts/test-container/worker-path.ts) 9>&- &
 worker_pid=$!
 record
 code=0
