@@ -13,6 +13,10 @@
 #     (`docker build --network host`: apt and npm need the network);
 #  2. run: dockerd inside a network namespace of its own (only lo and docker0); the sources the engine fetches
 #     are served on an address that exists only there. Nothing leaves the namespace.
+#
+# It cannot hang CI: every phase runs under a time limit of its own (TEST_CONTAINER_LIMIT_<PHASE>, seconds) and
+# the whole run under TEST_CONTAINER_LIMIT (default 3600 s); a limit reached fails the run naming the phase and
+# the variable that sets it, and the cleanup runs as on any other exit.
 set -euo pipefail
 started=$SECONDS
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -24,7 +28,38 @@ docker=/usr/bin/docker
 source_ip=11.0.0.7
 
 step() { printf '\n== %s (%ds)\n' "$*" $((SECONDS - started)); }
-fail() { printf 'test:container FAILED: %s\n' "$*" >&2; exit 1; }
+fail() {
+  printf 'test:container FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+# Time limits in seconds: generous (the measured times are in README.md; a loaded 2-core machine is slower).
+limit_total="${TEST_CONTAINER_LIMIT:-3600}"
+limit_packages="${TEST_CONTAINER_LIMIT_PACKAGES:-900}"
+limit_base="${TEST_CONTAINER_LIMIT_BASE:-1200}"
+limit_build="${TEST_CONTAINER_LIMIT_BUILD:-1500}"
+limit_healthz="${TEST_CONTAINER_LIMIT_HEALTHZ:-180}"
+limit_suite="${TEST_CONTAINER_LIMIT_SUITE:-2400}"
+limit_worker="${TEST_CONTAINER_LIMIT_WORKER:-900}"
+
+# Fails the run for a command's exit `code`: a time limit reached (timeout's 124, or 137 after its KILL) is
+# said as such, naming the variable that sets it.
+failed_with() {
+  local code="$1" what="$2" seconds="$3" variable="$4"
+  case "$code" in
+    124 | 137) fail "$what did not finish within $seconds s (time limit; $variable sets it)" ;;
+    *) fail "$what failed (exit $code)" ;;
+  esac
+}
+
+# limit <seconds> <variable> <what> <command…>: the command, stopped (TERM, then KILL 15 s later) when it
+# outlasts its limit.
+limit() {
+  local seconds="$1" variable="$2" what="$3" code=0
+  shift 3
+  timeout -k 15 "$seconds" "$@" || code=$?
+  [ "$code" = 0 ] || failed_with "$code" "$what" "$seconds" "$variable"
+}
 
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces and dockerd); run it as root, as CI does"
 [ "$(uname -m)" = x86_64 ] || fail "the base image is built for linux/amd64 only"
@@ -40,8 +75,9 @@ command -v openssl >/dev/null || missing+=(openssl)
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  limit "$limit_packages" TEST_CONTAINER_LIMIT_PACKAGES "apt-get update" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive limit "$limit_packages" TEST_CONTAINER_LIMIT_PACKAGES "apt-get install" \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 NODE22="$(node "$repo/scripts/node22.mjs" --which)"
 PATH="$(dirname "$NODE22"):$PATH"
@@ -50,41 +86,102 @@ export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false NO_UPDATE_N
 
 # --- State and cleanup --------------------------------------------------------------------------------------
 mkdir -p "$cache"
+# The lock is this shell's alone: everything started in the background gets `9>&-`, or a process left behind
+# by a run killed outright would hold the lock and keep the next run from cleaning up after it.
 exec 9>"$cache/.lock"
-flock -w 1800 9 || fail "another test:container run holds $cache"
+flock -w 1800 9 || fail "another test:container run has held $cache for 30 minutes"
 run="$(mktemp -d /tmp/p6-container.XXXXXX)"
 ns="p6c-$$"
 dockerd_pid=""
 worker_pid=""
 host_suite_pid=""
+box_suite_pid=""
+watchdog_pid=""
 export DOCKER_HOST="unix://$run/docker.sock"
+# What this run has started, written where the next run looks: a run killed outright (SIGKILL, a lost
+# session) cannot clean up after itself, so the next one does, holding the lock (nothing else uses these).
+active="$cache/.active"
+
+# Stops process group `pgid` if its leader is still the process recorded (its command line contains `mark`).
+stop_recorded() {
+  local pgid="$1" mark="$2"
+  [ -n "$pgid" ] && [ -r "/proc/$pgid/cmdline" ] || return 0
+  tr '\0' ' ' <"/proc/$pgid/cmdline" | grep -qF -- "$mark" || return 0
+  kill -TERM -- "-$pgid" 2>/dev/null || kill -TERM "$pgid" 2>/dev/null || true
+  for _ in $(seq 1 150); do
+    kill -0 "$pgid" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  kill -KILL -- "-$pgid" 2>/dev/null || kill -KILL "$pgid" 2>/dev/null || true
+}
+
+# What dockerd and its containerd leave mounted under a run's directory and the data root (deepest first).
+unmount_under() {
+  awk -v a="$1/" -v b="$cache/" 'index($2, a) == 1 || index($2, b) == 1 { print $2 }' /proc/mounts |
+    sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+}
+
+record() {
+  printf 'old_run=%q\nold_ns=%q\nold_dockerd=%q\nold_worker=%q\nold_host_suite=%q\n' \
+    "$run" "$ns" "$dockerd_pid" "$worker_pid" "$host_suite_pid" >"$active.new"
+  mv "$active.new" "$active"
+}
+
+if [ -f "$active" ]; then
+  echo "cleaning up after an earlier run that did not finish"
+  old_run="" old_ns="" old_dockerd="" old_worker="" old_host_suite=""
+  # shellcheck disable=SC1090
+  . "$active"
+  stop_recorded "$old_worker" worker-path.ts
+  stop_recorded "$old_host_suite" vitest
+  if [ -n "$old_dockerd" ] && [ -S "$old_run/docker.sock" ]; then
+    timeout 60 "$docker" -H "unix://$old_run/docker.sock" ps -aq 2>/dev/null |
+      xargs -r timeout 120 "$docker" -H "unix://$old_run/docker.sock" rm -f >/dev/null 2>&1 || true
+  fi
+  stop_recorded "$old_dockerd" "--data-root $cache/data"
+  if [ -n "$old_ns" ]; then
+    ip netns pids "$old_ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+    ip netns del "$old_ns" 2>/dev/null || true
+  fi
+  if [ -n "$old_run" ]; then
+    unmount_under "$old_run"
+    rm -rf "$old_run"
+  fi
+  rm -f "$active" "$here/sidecar/ca.pem"
+fi
+record
 
 stop_dockerd() {
   [ -n "$dockerd_pid" ] || return 0
   if kill -0 "$dockerd_pid" 2>/dev/null; then
     # Containers first (tini passes SIGTERM on), then the daemon; wait for the process, not the socket.
-    "$docker" ps -aq 2>/dev/null | xargs -r "$docker" rm -f >/dev/null 2>&1 || true
+    timeout 60 "$docker" ps -aq 2>/dev/null | xargs -r timeout 120 "$docker" rm -f >/dev/null 2>&1 || true
     kill -TERM "$dockerd_pid" 2>/dev/null || true
-    for _ in $(seq 1 150); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.2; done
+    for _ in $(seq 1 150); do
+      kill -0 "$dockerd_pid" 2>/dev/null || break
+      sleep 0.2
+    done
     kill -KILL "$dockerd_pid" 2>/dev/null || true
     while kill -0 "$dockerd_pid" 2>/dev/null; do sleep 0.1; done
   fi
   dockerd_pid=""
-  # What dockerd and its containerd leave mounted under their roots (deepest first).
-  awk -v a="$run/" -v b="$cache/" 'index($2, a) == 1 || index($2, b) == 1 { print $2 }' /proc/mounts |
-    sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  record
+  unmount_under "$run"
 }
 
 cleanup() {
   local code=$?
   trap - EXIT INT TERM
   set +e
-  [ -z "$worker_pid" ] || { kill -TERM -- "-$worker_pid" 2>/dev/null; wait "$worker_pid" 2>/dev/null; }
-  [ -z "$host_suite_pid" ] || { kill -TERM -- "-$host_suite_pid" 2>/dev/null; wait "$host_suite_pid" 2>/dev/null; }
+  [ -z "$watchdog_pid" ] || kill "$watchdog_pid" 2>/dev/null
+  stop_recorded "$worker_pid" worker-path.ts
+  stop_recorded "$host_suite_pid" vitest
+  [ -z "$box_suite_pid" ] || kill "$box_suite_pid" 2>/dev/null
   stop_dockerd
   ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
   ip netns del "$ns" 2>/dev/null
   rm -rf "$run"
+  rm -f "$active" "$here/sidecar/ca.pem"
   if [ "$code" = 0 ]; then
     printf '\ntest:container passed in %ds\n' $((SECONDS - started))
   else
@@ -95,6 +192,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# The whole run's limit: the watchdog TERMs this shell, whose trap cleans up. (A phase in the foreground is
+# bounded by its own limit, so the trap runs at the latest when that limit is reached.)
+(
+  sleep "$limit_total" </dev/null >/dev/null 2>&1 &
+  sleeping=$!
+  trap 'kill "$sleeping" 2>/dev/null; exit 0' TERM
+  wait "$sleeping"
+  printf '\ntest:container FAILED: the whole run did not finish within %s s (time limit; TEST_CONTAINER_LIMIT sets it)\n' \
+    "$limit_total" >&2
+  kill -TERM $$
+) 9>&- &
+watchdog_pid=$!
 
 # dockerd with its own sockets, pid file and exec-root under $run; the data root is the cache.
 start_dockerd() {
@@ -103,11 +212,15 @@ start_dockerd() {
   echo '{}' >"$run/daemon.json"
   "$@" /usr/sbin/dockerd --config-file "$run/daemon.json" --host "$DOCKER_HOST" \
     --data-root "$cache/data" --exec-root "$run/exec" --pidfile "$run/dockerd.pid" \
-    "${dockerd_args[@]}" >"$log" 2>&1 &
+    "${dockerd_args[@]}" >"$log" 2>&1 9>&- &
   dockerd_pid=$!
+  record
   for _ in $(seq 1 150); do
     "$docker" version >/dev/null 2>&1 && return 0
-    kill -0 "$dockerd_pid" 2>/dev/null || { tail -20 "$log"; fail "dockerd exited"; }
+    kill -0 "$dockerd_pid" 2>/dev/null || {
+      tail -20 "$log"
+      fail "dockerd exited"
+    }
     sleep 0.2
   done
   tail -20 "$log"
@@ -123,17 +236,23 @@ start_dockerd build env
 # TEST_CONTAINER_SUITES=0 leaves both suites out, for work on the later steps only (never in CI; said loudly).
 suites="${TEST_CONTAINER_SUITES:-1}"
 if [ "$suites" = 1 ]; then
-  (cd "$repo" && NO_COLOR=1 exec setsid node node_modules/vitest/vitest.mjs run --project media-engine \
-    --reporter=default --reporter=json --outputFile="$run/host-suite.json" >"$run/host-suite.log" 2>&1) &
+  (cd "$repo" && NO_COLOR=1 exec setsid timeout -k 15 "$limit_suite" node node_modules/vitest/vitest.mjs run \
+    --project media-engine --reporter=default --reporter=json --outputFile="$run/host-suite.json" \
+    >"$run/host-suite.log" 2>&1) 9>&- &
   host_suite_pid=$!
+  host_suite_started=$SECONDS
+  record
 fi
 
 if ! "$docker" image inspect node:22-bookworm-slim >/dev/null 2>&1; then
   if [ ! -f "$cache/node-22-bookworm-slim.tar" ]; then
     echo "building the base image node:22-bookworm-slim (debootstrap + Node 22 + npm; once per machine)"
-    bash "$here/base-image.sh" "$cache/node-22-bookworm-slim.tar"
+    t0=$SECONDS
+    limit "$limit_base" TEST_CONTAINER_LIMIT_BASE "the base image (base-image.sh)" \
+      bash "$here/base-image.sh" "$cache/node-22-bookworm-slim.tar"
+    echo "base image built in $((SECONDS - t0)) s"
   fi
-  "$docker" import \
+  limit "$limit_base" TEST_CONTAINER_LIMIT_BASE "docker import of the base image" "$docker" import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-extra.pem' \
     --change 'CMD ["node"]' \
@@ -142,11 +261,15 @@ fi
 
 echo "building the engine image from containers/ffmpeg/Dockerfile"
 build_log="$run/engine-build.log"
-if ! DOCKER_BUILDKIT=0 "$docker" build --network host -f "$repo/containers/ffmpeg/Dockerfile" \
-  -t p6-media-engine:test "$repo" >"$build_log" 2>&1; then
+t0=$SECONDS
+code=0
+DOCKER_BUILDKIT=0 timeout -k 15 "$limit_build" "$docker" build --network host \
+  -f "$repo/containers/ffmpeg/Dockerfile" -t p6-media-engine:test "$repo" >"$build_log" 2>&1 || code=$?
+if [ "$code" != 0 ]; then
   tail -30 "$build_log"
-  fail "the engine image did not build"
+  failed_with "$code" "the engine image's build" "$limit_build" TEST_CONTAINER_LIMIT_BUILD
 fi
+echo "engine image built in $((SECONDS - t0)) s"
 context="$(tr '\r' '\n' <"$build_log" | sed -n 's/^Sending build context to Docker daemon *//p' | tail -1)"
 echo "build context: $context (.dockerignore)"
 case "$context" in *kB | *B) ;; *) fail "the build context is $context: .dockerignore lets too much in" ;; esac
@@ -154,7 +277,8 @@ case "$context" in *kB | *B) ;; *) fail "the build context is $context: .dockeri
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=p6-sidecar-stand-in \
   -keyout /dev/null -out "$here/sidecar/ca.pem" 2>/dev/null
-DOCKER_BUILDKIT=0 "$docker" build -q -t p6-proxy-everything:local "$here/sidecar" >/dev/null
+DOCKER_BUILDKIT=0 limit "$limit_build" TEST_CONTAINER_LIMIT_BUILD "the sidecar stand-in's build" \
+  "$docker" build -q -t p6-proxy-everything:local "$here/sidecar" >/dev/null
 rm -f "$here/sidecar/ca.pem"
 # wrangler's per-run tags from earlier runs. No `image prune`: the deps stage's image is untagged, and it is
 # the cache that lets wrangler's own build inside the namespace (no network) skip `npm install`.
@@ -187,36 +311,56 @@ done
 "$docker" run -d --name p6c-engine -e ENGINE_SECRET="$engine_secret" "${mounts[@]}" p6-media-engine:test >/dev/null
 engine_ip="$("$docker" inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' p6c-engine)"
 t0=$SECONDS
-for _ in $(seq 1 300); do
+while [ $((SECONDS - t0)) -lt "$limit_healthz" ]; do
   "${in_ns[@]}" node -e "fetch('http://$engine_ip:8080/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))" && break
-  sleep 0.1
+  sleep 0.2
 done
-"${in_ns[@]}" node -e "fetch('http://$engine_ip:8080/healthz').then(async r => { console.log('healthz', r.status, await r.text()); process.exit(r.ok ? 0 : 1) }, () => process.exit(1))" ||
-  { "$docker" logs p6c-engine | tail -20; fail "the engine container did not answer /healthz"; }
+"${in_ns[@]}" node -e "fetch('http://$engine_ip:8080/healthz').then(async r => { console.log('healthz', r.status, await r.text()); process.exit(r.ok ? 0 : 1) }, () => process.exit(1))" || {
+  "$docker" logs p6c-engine | tail -20
+  fail "the engine container did not answer /healthz within $limit_healthz s (TEST_CONTAINER_LIMIT_HEALTHZ sets it)"
+}
 echo "healthy $((SECONDS - t0)) s after docker run"
 
 if [ "$suites" != 1 ]; then
   echo "ENGINE SUITES SKIPPED (TEST_CONTAINER_SUITES=$suites): this run proves less than test:container should"
 else
-# The host run first: two suites at once on two cores would slow both (a few engine tests assert durations).
-echo "waiting for the host run of the engine suite"
-wait "$host_suite_pid" || { tail -60 "$run/host-suite.log"; host_suite_pid=""; fail "the engine suite failed as a host process"; }
-host_suite_pid=""
-# The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
-# read-only (the suite and vitest); the suite writes only to the container's /tmp.
-if ! "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
-  node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts --configLoader runner --no-cache \
-  --reporter=default --reporter=json --outputFile=/out/container-suite.json >"$run/container-suite.log" 2>&1; then
-  tail -60 "$run/container-suite.log"
-  fail "the engine suite failed inside the container"
-fi
-grep -E '^ *(Test Files|Tests) ' "$run/container-suite.log" | sed 's/^/  container: /'
-counts() { node -e "const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)" "$1"; }
-read -r host_passed host_failed host_skipped < <(counts "$run/host-suite.json")
-read -r box_passed box_failed box_skipped < <(counts "$run/out/container-suite.json")
-echo "engine suite, host process: $host_passed passed, $host_failed failed, $host_skipped skipped"
-echo "engine suite, in the image: $box_passed passed, $box_failed failed, $box_skipped skipped"
-[ "$host_passed" = "$box_passed" ] || fail "the pass counts differ (host $host_passed, image $box_passed)"
+  # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
+  # read-only (the suite and vitest); the suite writes only to the container's /tmp. `timeout` runs inside
+  # the container: stopping the docker CLI alone would leave the suite running in there. It starts now,
+  # beside the host run's tail: the suite has no timed assertions, and the two overlap instead of queueing.
+  box_started=$SECONDS
+  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
+    timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
+    --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
+    >"$run/container-suite.log" 2>&1 9>&- &
+  box_suite_pid=$!
+  echo "the engine suite runs inside the container; waiting for the host run of it"
+  code=0
+  wait "$host_suite_pid" || code=$?
+  host_suite_pid=""
+  record
+  echo "engine suite as a host process: $((SECONDS - host_suite_started)) s"
+  if [ "$code" != 0 ]; then
+    tail -60 "$run/host-suite.log"
+    failed_with "$code" "the engine suite as a host process" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
+  fi
+  code=0
+  wait "$box_suite_pid" || code=$?
+  box_suite_pid=""
+  echo "engine suite inside the container: $((SECONDS - box_started)) s"
+  if [ "$code" != 0 ]; then
+    tail -60 "$run/container-suite.log"
+    failed_with "$code" "the engine suite inside the container" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
+  fi
+  grep -E '^ *(Test Files|Tests) ' "$run/host-suite.log" | sed 's/^/  host process: /'
+  grep -E '^ *(Test Files|Tests) ' "$run/container-suite.log" | sed 's/^/  container:    /'
+  counts() { node -e "const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)" "$1"; }
+  read -r host_passed host_failed host_skipped < <(counts "$run/host-suite.json")
+  read -r box_passed box_failed box_skipped < <(counts "$run/out/container-suite.json")
+  echo "engine suite, host process: $host_passed passed, $host_failed failed, $host_skipped skipped"
+  echo "engine suite, in the image: $box_passed passed, $box_failed failed, $box_skipped skipped"
+  [ "$host_failed" = 0 ] && [ "$box_failed" = 0 ] || fail "the engine suite has failures"
+  [ "$host_passed" = "$box_passed" ] || fail "the pass counts differ (host $host_passed, image $box_passed)"
 fi
 # The image's HEALTHCHECK (every 30 s, on $PORT) has run by now when the suite ran.
 health="$("$docker" inspect -f '{{.State.Health.Status}}' p6c-engine)"
@@ -225,11 +369,20 @@ echo "HEALTHCHECK: $health"
 "$docker" rm -f p6c-engine >/dev/null
 
 step "wrangler dev with containers: every operation and a task through the Container binding"
-(cd "$repo" && exec setsid "${in_ns[@]}" env WRANGLER_DOCKER_BIN="$here/docker.sh" \
+t0=$SECONDS
+(cd "$repo" && exec setsid timeout -k 15 "$limit_worker" "${in_ns[@]}" env WRANGLER_DOCKER_BIN="$here/docker.sh" \
   MINIFLARE_CONTAINER_EGRESS_IMAGE=p6-proxy-everything:local P6_SOURCE_IP="$source_ip" P6_RUN_DIR="$run" \
-  node scripts/test-container/worker-path.ts) &
+  node scripts/test-container/worker-path.ts) 9>&- &
 worker_pid=$!
-wait "$worker_pid" || { worker_pid=""; fail "the Worker → Container path"; }
+record
+code=0
+wait "$worker_pid" || code=$?
 worker_pid=""
+record
+echo "Worker → Container path: $((SECONDS - t0)) s"
+[ "$code" = 0 ] || failed_with "$code" "the Worker → Container path" "$limit_worker" TEST_CONTAINER_LIMIT_WORKER
 leftover="$("$docker" ps -aq)"
-[ -z "$leftover" ] || { "$docker" ps -a; fail "wrangler left containers behind"; }
+[ -z "$leftover" ] || {
+  "$docker" ps -a
+  fail "wrangler left containers behind"
+}

@@ -58,8 +58,10 @@ describe("the fetcher's rate floor", () => {
   });
 
   test("a source above the floor is read to the end", async () => {
+    // At loopback speed, not paced by timers: a throttled sender (a timer per chunk) can fall under the
+    // floor for a window on a loaded machine, which would fail this test for the machine's sake.
     const opened = await openSource(
-      fixtureUrl("/slow/av.mp4?kbps=400"),
+      fixtureUrl("/media/av.mp4"),
       "source_url",
       policy,
       1 << 30,

@@ -58,6 +58,12 @@ afterAll(async () => {
 });
 
 const waiting = (engine: TestEngine = warm) => engine.engine.warmCommands.commands();
+/**
+ * Every request the engine handled has fully ended, its after-response work included: a warm process is
+ * started (or not) right after a job's response, so from here `waiting()` says what the job left, with no
+ * sleeping and no deadline, whatever the machine's load.
+ */
+const settled = (engine: TestEngine = warm) => engine.engine.idle();
 
 /** Status, output digest and result header of a job, with the ffmpeg command lines it ran. */
 async function run(engine: TestEngine, type: string, source: string, params: Record<string, unknown>) {
@@ -102,10 +108,11 @@ describe("warm ffmpeg commands", () => {
     expect(expected.status).toBe(200);
     // The first run of a shape leaves nothing waiting; the second does.
     await run(warm, "video.extract-cover", media(FIXTURES.av), {});
-    await new Promise((r) => setTimeout(r, 300));
+    await settled();
     expect(waiting()).toEqual([]);
     await run(warm, "video.extract-cover", media(FIXTURES.av), {});
-    await until("a waiting cover command", () => waiting().length === 1);
+    await settled();
+    expect(waiting()).toHaveLength(1);
     const [command] = waiting();
     expect(inputOf(command!)).toMatch(RELAY_URL);
     expect(command!.at(-1)).toMatch(WARM_OUTPUT);
@@ -115,8 +122,9 @@ describe("warm ffmpeg commands", () => {
     expect({ ...got, commands: undefined }).toEqual({ ...expected, commands: undefined });
     // One ffmpeg, the adopted one: the waiting command line, traced when the job took it.
     expect(got.commands).toEqual([command]);
-    await until("the used process to exit", () => !processAlive(pid));
-    await until("another to wait", () => warm.engine.warmCommands.pids().some((p) => p !== pid));
+    await settled();
+    expect(processAlive(pid)).toBe(false);
+    expect(warm.engine.warmCommands.pids().some((p) => p !== pid)).toBe(true);
     expect(await filesUnder(warm.engine.tmpDir)).toEqual([]);
   });
 
@@ -135,9 +143,8 @@ describe("warm ffmpeg commands", () => {
     const expected = await run(cold, type, media(name), params);
     expect(expected.status).toBe(200);
     await twice(warm, type, media(name), params);
-    await until("its command to wait", () =>
-      waiting().some((c) => shape(c) === shape(expected.commands[0]!)),
-    );
+    await settled();
+    expect(waiting().some((c) => shape(c) === shape(expected.commands[0]!))).toBe(true);
     const got = await run(warm, type, media(name), params);
     expect({ ...got, commands: undefined }).toEqual({ ...expected, commands: undefined });
     expect(got.commands).toHaveLength(expected.commands.length);
@@ -147,7 +154,8 @@ describe("warm ffmpeg commands", () => {
 
   test("a command of another shape does not take it, and long encodes leave nothing waiting", async () => {
     const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
-    await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
+    await settled();
+    expect(waiting().some((c) => shape(c) === shape(first.commands[0]!))).toBe(true);
     const pid =
       warm.engine.warmCommands.pids()[waiting().findIndex((c) => shape(c) === shape(first.commands[0]!))]!;
 
@@ -157,9 +165,8 @@ describe("warm ffmpeg commands", () => {
     expect(other.commands[0]!.at(-1)).not.toMatch(WARM_OUTPUT);
     expect(processAlive(pid)).toBe(true);
     await run(warm, "video.extract-cover", media(FIXTURES.av), { time: 2 });
-    await until("both covers waiting", () =>
-      [first, other].every((r) => waiting().some((c) => shape(c) === shape(r.commands[0]!))),
-    );
+    await settled();
+    expect([first, other].every((r) => waiting().some((c) => shape(c) === shape(r.commands[0]!)))).toBe(true);
     const before = waiting();
 
     for (const [type, params] of [
@@ -168,7 +175,7 @@ describe("warm ffmpeg commands", () => {
     ] as const) {
       expect((await run(warm, type, media(FIXTURES.short), params)).status).toBe(200);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await settled();
     expect(waiting()).toEqual(before);
   });
 
@@ -176,14 +183,16 @@ describe("warm ffmpeg commands", () => {
     const engine = await startTestEngine({ warmCommands: 1, warmProbes: 0 });
     try {
       await twice(engine, "video.extract-cover", media(FIXTURES.av), {});
-      await until("the cover waiting", () => waiting(engine).length === 1);
+      await settled(engine);
+      expect(waiting(engine)).toHaveLength(1);
       const coverPid = engine.engine.warmCommands.pids()[0]!;
       // A one-off shape does not push it out; one that comes again does.
       await run(engine, "audio.trim", media(FIXTURES.mp3), { start: 0, end: 1 });
-      await new Promise((r) => setTimeout(r, 300));
+      await settled(engine);
       expect(engine.engine.warmCommands.pids()).toEqual([coverPid]);
       await run(engine, "audio.trim", media(FIXTURES.mp3), { start: 0, end: 1 });
-      await until("the audio cut in its place", () => waiting(engine)[0]?.at(-1)?.endsWith(".mp3") === true);
+      await settled(engine);
+      expect(waiting(engine)[0]?.at(-1)).toMatch(/\.mp3$/);
       await until("the cover's process to exit", () => !processAlive(coverPid));
       expect(waiting(engine)).toHaveLength(1);
       const others = [...engine.engine.warmCommands.pids(), ...warm.engine.warmCommands.pids()];
@@ -199,7 +208,8 @@ describe("warm ffmpeg commands", () => {
       const params = { start: 0, end: 20 };
       // Two runs of the shape (a whole file, fast) leave its command waiting.
       await twice(engine, "audio.trim", media(FIXTURES.long), params);
-      await until("the audio cut waiting", () => waiting(engine).length === 1);
+      await settled(engine);
+      expect(waiting(engine)).toHaveLength(1);
       const pid = engine.engine.warmCommands.pids()[0]!;
       // The client goes away the moment the job takes the waiting process (taking it traces its command);
       // the source trickles, so ffmpeg is still reading then.
@@ -220,8 +230,7 @@ describe("warm ffmpeg commands", () => {
       await engine.engine.idle();
       await until("the taken process to exit", () => liveProcesses.size === 0);
       expect(processAlive(pid)).toBe(false);
-      // Nothing started again for a job that failed; no process, no file.
-      await new Promise((r) => setTimeout(r, 300));
+      // Nothing started again for a job that failed (its after-response work has run): no process, no file.
       expect(waiting(engine)).toEqual([]);
       expect(await ffmpegChildren(warm.engine.warmCommands.pids())).toEqual([]);
       expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
@@ -232,8 +241,9 @@ describe("warm ffmpeg commands", () => {
 
   test("a process that died while waiting is not used: the job runs ffmpeg itself", async () => {
     const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
-    await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
+    await settled();
     const i = waiting().findIndex((c) => shape(c) === shape(first.commands[0]!));
+    expect(i).toBeGreaterThanOrEqual(0);
     const dead = waiting()[i]!;
     const pid = warm.engine.warmCommands.pids()[i]!;
     process.kill(pid, "SIGKILL");
@@ -247,7 +257,8 @@ describe("warm ffmpeg commands", () => {
   test("closing the engine stops every waiting process and removes their directories", async () => {
     const engine = await startTestEngine({ warmCommands: 2, warmProbes: 0 });
     await twice(engine, "video.extract-cover", media(FIXTURES.av), {});
-    await until("a waiting cover", () => waiting(engine).length === 1);
+    await settled(engine);
+    expect(waiting(engine)).toHaveLength(1);
     const pid = engine.engine.warmCommands.pids()[0]!;
     await engine.close();
     await until("the process to exit", () => !processAlive(pid));
@@ -285,7 +296,8 @@ describe("command shapes", () => {
 
   test("none when another relay URL is an input (a logo)", async () => {
     const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
-    await until("a waiting cover", () => waiting().some((c) => shape(c) === shape(first.commands[0]!)));
+    await settled();
+    expect(waiting().some((c) => shape(c) === shape(first.commands[0]!))).toBe(true);
     const logo = inputOf(waiting()[0]!)!;
     expect(logo).toMatch(RELAY_URL);
     expect(shapeOf([...input("s"), "-i", logo, `${dir}/o.mp4`], ["s"])).toBeNull();
