@@ -23,7 +23,6 @@ export interface EngineConfig {
   slots: number;
   queue: number;
   tmpDir: string;
-  fontPath: string;
   connectTimeoutMs: number;
   readTimeoutMs: number;
   /**
@@ -99,15 +98,6 @@ export function resolveBinaries(env: Env): Binaries {
   };
 }
 
-function defaultFont(): string {
-  const candidates = [
-    fileURLToPath(new URL("../../../assets/fonts/DejaVuSans.ttf", import.meta.url)),
-    "/app/assets/fonts/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-  ];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-}
-
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -132,7 +122,6 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     slots,
     queue: int(env, "ENGINE_QUEUE", 2 * slots, 0, 10_000),
     tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
-    fontPath: env.FONT_PATH || defaultFont(),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
     readTimeoutMs: int(env, "ENGINE_READ_TIMEOUT_MS", 30_000, 100, 3_600_000),
     minSourceBytesPerSecond: int(env, "ENGINE_MIN_SOURCE_BYTES_PER_SECOND", 64 * 1024, 0, 2 ** 30),

@@ -171,7 +171,6 @@ export async function runCorpus(
     slots: POOL,
     queue: 64,
     tmpDir: path.join(tmpDir, "engine"),
-    fontPath: path.resolve(import.meta.dirname, "../../../../assets/fonts/DejaVuSans.ttf"),
     connectTimeoutMs: 5000,
     readTimeoutMs: 30_000,
     x264Preset: "veryfast",

@@ -47,7 +47,6 @@ export async function startTestEngine(
     slots: 2,
     queue: 4,
     tmpDir,
-    fontPath: path.resolve(import.meta.dirname, "../../../../assets/fonts/DejaVuSans.ttf"),
     connectTimeoutMs: 2000,
     readTimeoutMs: 3000,
     // Off unless a test sets it: throttled fixtures here run far below the production floor on purpose.
