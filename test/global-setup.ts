@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
       }),
     ),
   );
-  const inspector = await startInspector(binaries.ffprobe);
+  const inspector = await startInspector(binaries.ffprobe, binaries.ffmpeg);
   const webhookReceiver = await startWebhookReceiver();
 
   project.provide("engineSecret", ENGINE_SECRET);

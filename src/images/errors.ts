@@ -49,3 +49,18 @@ export class UnsupportedCodingError extends Error {
 export class ForEngineError extends Error {
   override readonly name = "ForEngineError";
 }
+
+/**
+ * A text mark that cannot be drawn as asked (characters no font covers, or a mark too large to render): the
+ * client's to fix, reported as 400 naming `field` ("params.text", "params.font_size"). `message` is public.
+ */
+export class TextMarkError extends Error {
+  override readonly name = "TextMarkError";
+
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

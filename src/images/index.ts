@@ -1,6 +1,6 @@
 /** In-Worker image processing (image.watermark): WASM and TypeScript codecs, compositing, text marks. */
 export { POSITIONS, type Position } from "./composite";
-export { ForEngineError, ImageInputError } from "./errors";
+export { ForEngineError, ImageInputError, TextMarkError } from "./errors";
 export {
   type ImageFormat,
   type ImageHeader,
@@ -8,5 +8,13 @@ export {
   MAX_IMAGE_PIXELS,
   readImageHeader,
 } from "./header";
-export { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
+export {
+  HexColor,
+  type ImageWatermarkParams,
+  ImageWatermarkParamsSchema,
+  TEXT_SCRIPTS,
+  textStyleShape,
+} from "./params";
+export { encodePng } from "./png";
+export { defaultFontSize, renderMark, type TextMarkParams } from "./text";
 export { type ImageWatermarkResult, watermarkImage } from "./watermark";

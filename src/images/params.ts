@@ -2,6 +2,51 @@ import { z } from "@hono/zod-openapi";
 import { HttpUrl } from "../util/http-url";
 import { POSITIONS } from "./composite";
 
+/** "#RRGGBB" or "#RRGGBBAA" (the alpha multiplies opacity). */
+export const HexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.");
+
+/**
+ * The scripts a text mark is drawn in, for the OpenAPI text: what the font chain covers (docs/decisions.md
+ * "Text watermarks").
+ */
+export const TEXT_SCRIPTS =
+  "Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean";
+
+/**
+ * The text style params shared by image.watermark and video.watermark (issue 17); the Worker draws the mark
+ * with them (src/text/mark.ts) and the engine only overlays the bitmap, though it validates them too.
+ */
+export const textStyleShape = {
+  font_family: z.enum(["sans", "serif", "mono"]).optional().openapi({
+    description:
+      "Typeface of a text mark: sans (default), serif or mono; each with fallbacks for every script covered.",
+  }),
+  font_weight: z
+    .enum(["regular", "bold"])
+    .optional()
+    .openapi({ description: "Weight of a text mark: regular (default) or bold." }),
+  stroke: z
+    .strictObject({
+      color: HexColor.openapi({ description: "Outline colour #RRGGBB[AA].", example: "#000000" }),
+      width: z.number().gt(0).max(50).openapi({ description: "Outline width in px, (0, 50].", example: 2 }),
+    })
+    .optional()
+    .openapi("TextStroke", {
+      description: "An outline around the glyphs, for legibility on busy backgrounds.",
+    }),
+  shadow: z
+    .strictObject({
+      color: HexColor.openapi({ description: "Shadow colour #RRGGBB[AA].", example: "#00000080" }),
+      dx: z.number().min(-100).max(100).openapi({ description: "Horizontal offset in px.", example: 2 }),
+      dy: z.number().min(-100).max(100).openapi({ description: "Vertical offset in px.", example: 2 }),
+      blur: z.number().min(0).max(50).optional().openapi({ description: "Blur radius in px; default 0." }),
+    })
+    .optional()
+    .openapi("TextShadow", { description: "A shadow under the glyphs, for legibility on busy backgrounds." }),
+};
+
 /** Parameters of image.watermark (decisions.md §4). Unknown keys are rejected. */
 export const ImageWatermarkParamsSchema = z
   .strictObject({
@@ -10,23 +55,24 @@ export const ImageWatermarkParamsSchema = z
         "Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.",
       example: "https://example.com/logo.png",
     }),
-    text: z.string().min(1).max(200).optional().openapi({
-      description:
-        'Text to draw instead of a logo (1–200 characters, "\\n" starts a new line), in DejaVu Sans.',
-      example: "© Example 2026",
-    }),
+    text: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({
+        description: `Text to draw instead of a logo (1–200 characters, "\\n" starts a new line). Shaped with bidi and font fallback: ${TEXT_SCRIPTS}. Characters no font covers are refused with 400 naming them.`,
+        example: "© Example 2026",
+      }),
     font_size: z.number().int().min(1).max(1000).optional().openapi({
       description: "Text size in px. Default: 5% of the image height.",
       example: 48,
     }),
-    color: z
-      .string()
-      .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.")
-      .default("#FFFFFF")
-      .openapi({
-        description: "Text color #RRGGBB[AA]; its alpha multiplies opacity.",
-        example: "#FFFFFFCC",
-      }),
+    ...textStyleShape,
+    color: HexColor.default("#FFFFFF").openapi({
+      description: "Text color #RRGGBB[AA]; its alpha multiplies opacity.",
+      example: "#FFFFFFCC",
+    }),
     position: z.enum(POSITIONS).default("bottom-right").openapi({ description: "Where the mark goes." }),
     margin: z
       .number()

@@ -1,156 +1,92 @@
-import FONT from "../../assets/fonts/DejaVuSans.ttf";
-import { blendPixel } from "./composite";
-import { CoverageCanvas } from "./font/raster";
-import { TrueTypeFont } from "./font/truetype";
+import { renderTextMark, UndrawableTextError } from "../text/mark";
+import { TextMarkError } from "./errors";
 import type { Rgba } from "./rgba";
 
 /**
- * Text marks drawn with the bundled DejaVu Sans: laid out with advance widths and pair kerning, one line per
- * "\n", lines aligned like the mark's position (left, centred or right), then filled anti-aliased.
+ * Text marks, for every caller (image.watermark in the Worker, and the bitmap the engine overlays for
+ * video.watermark and large images): the params mapped onto src/text/mark.ts, with the two refusals the
+ * client must hear about: characters no font covers, and a mark too large to render.
  */
 
-let font: TrueTypeFont | undefined;
-const getFont = () => (font ??= new TrueTypeFont(FONT));
-
-export type TextAlign = "left" | "center" | "right";
-type PlacedGlyph = { glyph: number; x: number };
-export type TextLayout = {
-  /** Size of the whole mark, padding included. */
-  width: number;
-  height: number;
-  scale: number;
-  /** Room left around the glyphs on every side. */
-  pad: number;
-  lines: { baseline: number; glyphs: PlacedGlyph[] }[];
+/** The text params of both watermark operations (src/images/params.ts, src/operations/schemas.ts). */
+export type TextMarkParams = {
+  text: string;
+  font_size?: number | undefined;
+  color?: string | undefined;
+  opacity?: number | undefined;
+  font_family?: "sans" | "serif" | "mono" | undefined;
+  font_weight?: "regular" | "bold" | undefined;
+  stroke?: { color: string; width: number } | undefined;
+  shadow?: { color: string; dx: number; dy: number; blur?: number | undefined } | undefined;
 };
 
-/** Color "#RRGGBB" or "#RRGGBBAA" → [r, g, b, a], each 0–255. */
-export function parseColor(color: string): [number, number, number, number] {
-  const hex = color.slice(1);
-  const channel = (i: number) => Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return [channel(0), channel(1), channel(2), hex.length === 8 ? channel(3) : 255];
-}
-
-export function layoutText(text: string, fontSize: number, align: TextAlign): TextLayout {
-  const f = getFont();
-  const scale = fontSize / f.unitsPerEm;
-  // Glyphs may reach a little past their advance and the line's ascent/descent (accents, "j", "f").
-  const pad = Math.ceil(fontSize * 0.1) + 1;
-  const lineHeight = (f.ascender - f.descender + f.lineGap) * scale;
-  const measured = text.split(/\r?\n/).map((line) => {
-    const glyphs: PlacedGlyph[] = [];
-    let x = 0;
-    let previous = -1;
-    for (const char of line.replaceAll("\t", " ")) {
-      const glyph = f.glyphIndex(char.codePointAt(0)!);
-      if (previous >= 0) x += f.kerning(previous, glyph) * scale;
-      glyphs.push({ glyph, x });
-      x += f.advanceWidth(glyph) * scale;
-      previous = glyph;
-    }
-    return { glyphs, width: x };
-  });
-  const textWidth = Math.max(...measured.map((line) => line.width));
-  const lines = measured.map((line, i) => {
-    const offset = align === "left" ? 0 : (textWidth - line.width) / (align === "center" ? 2 : 1);
-    return {
-      baseline: pad + f.ascender * scale + i * lineHeight,
-      glyphs: line.glyphs.map((g) => ({ glyph: g.glyph, x: pad + offset + g.x })),
-    };
-  });
-  const height = Math.ceil((f.ascender - f.descender) * scale + (lines.length - 1) * lineHeight) + 2 * pad;
-  return { width: Math.ceil(textWidth) + 2 * pad, height, scale, pad, lines };
-}
-
-/** Rows rasterized at a time: bounds the coverage buffer whatever the font size. */
-const BAND_ROWS = 128;
+/** Default text size: 5% of the base's (shown) height, as it has always been. */
+export const defaultFontSize = (baseHeight: number) => Math.max(1, Math.round(baseHeight * 0.05));
 
 /**
- * Paints the layout onto `image` with its top-left corner at (x, y), in `color` (its alpha multiplied by
- * `opacity`), blending each pixel by its coverage. Only the part of the text box on the image is rasterized,
- * in bands of rows, so even a huge font costs a few hundred KB, not a copy of the image.
+ * The largest mark rendered, in pixels (16 MB of RGBA, plus as much again inside resvg's WASM memory, which
+ * never shrinks once grown): a 200-character line at 108 px (the default size on 2160p video) fits.
  */
-export function paintText(
-  image: Rgba,
-  layout: TextLayout,
-  color: [number, number, number, number],
-  x: number,
-  y: number,
-  opacity: number,
-): void {
-  const left = Math.max(0, x);
-  const top = Math.max(0, y);
-  const width = Math.min(image.width, x + layout.width) - left;
-  const height = Math.min(image.height, y + layout.height) - top;
-  const alpha = (color[3] / 255) * opacity;
-  if (width <= 0 || height <= 0 || alpha <= 0) return;
-  const f = getFont();
-  const { scale } = layout;
-  const ascent = f.ascender * scale + layout.pad;
-  const descent = -f.descender * scale + layout.pad;
-  const canvas = new CoverageCanvas(width, Math.min(BAND_ROWS, height));
-  const coverage = new Float32Array(width);
-  for (let band = top; band < top + height; band += BAND_ROWS) {
-    const rows = Math.min(BAND_ROWS, top + height - band);
-    canvas.clear();
-    // Layout coordinates → canvas coordinates: the canvas's (0, 0) is the image pixel (left, band).
-    const dx = x - left;
-    const dy = y - band;
-    for (const line of layout.lines) {
-      if (line.baseline + dy + descent < 0 || line.baseline + dy - ascent > rows) continue;
-      for (const glyph of line.glyphs) {
-        for (const contour of f.outline(glyph.glyph)) {
-          drawContour(
-            canvas,
-            contour.map((p) => ({
-              x: dx + glyph.x + p.x * scale,
-              y: dy + line.baseline - p.y * scale,
-              onCurve: p.onCurve,
-            })),
-          );
-        }
-      }
-    }
-    const [r, g, b] = color;
-    for (let row = 0; row < rows; row++) {
-      canvas.rowCoverage(row, coverage);
-      let i = ((band + row) * image.width + left) * 4;
-      for (let col = 0; col < width; col++, i += 4) {
-        const c = coverage[col]!;
-        if (c !== 0) blendPixel(image.data, i, r, g, b, c * alpha);
-      }
-    }
-  }
-}
-
-type Point = { x: number; y: number; onCurve: boolean };
+export const MAX_MARK_PIXELS = 4_000_000;
 
 /**
- * A TrueType contour: on-curve points joined by lines, off-curve points are quadratic controls, and two
- * off-curve points in a row imply an on-curve point halfway between them.
+ * An upper bound of the mark's size before it is drawn: no glyph of the covered scripts is much wider than
+ * 1.1 em (CJK are 1 em), lines are set 1.5 em apart at most, and stroke, shadow and blur widen the ink.
  */
-function drawContour(canvas: CoverageCanvas, points: Point[]): void {
-  const n = points.length;
-  const midpoint = (a: Point, b: Point): Point => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, onCurve: true });
-  const firstOn = points.findIndex((p) => p.onCurve);
-  // Walk from an on-curve point (implied, if the contour has none) all the way round back to it.
-  const start = firstOn >= 0 ? points[firstOn]! : midpoint(points[n - 1]!, points[0]!);
-  const rest = firstOn >= 0 ? [...points.slice(firstOn + 1), ...points.slice(0, firstOn)] : points;
-  let current = start;
-  let control: Point | undefined;
-  for (const p of [...rest, start]) {
-    if (p.onCurve) {
-      if (control) canvas.quad(current.x, current.y, control.x, control.y, p.x, p.y);
-      else canvas.line(current.x, current.y, p.x, p.y);
-      current = p;
-      control = undefined;
-    } else if (control) {
-      const mid = midpoint(control, p);
-      canvas.quad(current.x, current.y, control.x, control.y, mid.x, mid.y);
-      current = mid;
-      control = p;
-    } else {
-      control = p;
-    }
+export function markBound(p: TextMarkParams, size: number): { width: number; height: number } {
+  const lines = p.text.split("\n");
+  const longest = Math.max(...lines.map((line) => [...line].length));
+  const stroke = p.stroke ? 2 * p.stroke.width : 0;
+  const shadow = p.shadow ? 3 * (p.shadow.blur ?? 0) : 0;
+  return {
+    width: Math.ceil(longest * size * 1.1 + stroke + Math.abs(p.shadow?.dx ?? 0) + 2 * shadow),
+    height: Math.ceil(lines.length * size * 1.5 + stroke + Math.abs(p.shadow?.dy ?? 0) + 2 * shadow),
+  };
+}
+
+/** The code points of `characters` for a message: "水" (U+6C34). */
+const describe = (characters: string[]) =>
+  characters
+    .map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`)
+    .join(", ");
+
+/**
+ * The mark at `size` px, opacity and colour alpha applied (composite it at opacity 1); undefined when nothing
+ * is drawn. Throws TextMarkError for characters no font covers and for marks over MAX_MARK_PIXELS.
+ */
+export async function renderMark(
+  p: TextMarkParams,
+  size: number,
+  env: { FONTS?: R2Bucket },
+): Promise<Rgba | undefined> {
+  const bound = markBound(p, size);
+  if (bound.width * bound.height > MAX_MARK_PIXELS)
+    throw new TextMarkError(
+      "params.font_size",
+      `The text mark at ${size} px could take up to ${bound.width}×${bound.height} px; at most ${MAX_MARK_PIXELS / 1e6} megapixels are drawn. Use a smaller font_size, or break long lines with "\\n".`,
+    );
+  try {
+    return await renderTextMark({
+      // CRLF is a newline; other control characters are drawn as spaces (video refuses them at validation).
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
+      text: p.text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " "),
+      size,
+      color: p.color ?? "#FFFFFF",
+      opacity: p.opacity ?? 0.5,
+      fontFamily: p.font_family ?? "sans",
+      fontWeight: p.font_weight ?? "regular",
+      ...(p.stroke ? { stroke: p.stroke } : {}),
+      ...(p.shadow
+        ? { shadow: { color: p.shadow.color, dx: p.shadow.dx, dy: p.shadow.dy, blur: p.shadow.blur ?? 0 } }
+        : {}),
+      env,
+    });
+  } catch (error) {
+    if (error instanceof UndrawableTextError)
+      throw new TextMarkError(
+        "params.text",
+        `No font can draw ${error.characters.length === 1 ? "this character" : "these characters"} of the text: ${describe(error.characters)}.`,
+      );
+    throw error;
   }
 }

@@ -14,7 +14,7 @@ import { applyOrientation, shownSize } from "./orientation";
 import { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 import { resizeImage } from "./resize";
 import type { Rgba } from "./rgba";
-import { layoutText, paintText, parseColor, type TextAlign } from "./text";
+import { defaultFontSize, renderMark } from "./text";
 
 export type ImageWatermarkResult = {
   bytes: Uint8Array;
@@ -25,17 +25,19 @@ export type ImageWatermarkResult = {
 };
 
 /**
- * image.watermark: draws a logo (`logo`, the bytes fetched from params.watermark_url) or a text mark onto
- * `base` and encodes the result. Both images are checked from their headers before anything is decoded, and
- * the work is ordered so that peaks do not add up: the logo is decoded and shrunk first, then the base is
- * decoded once and blended in place, then encoded.
- * Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large), and
- * ForEngineError for valid inputs the media engine is to watermark instead (see codecs.ts).
+ * image.watermark: draws a logo (`logo`, the bytes fetched from params.watermark_url) or a text mark (drawn
+ * by src/text/, fonts from `env`) onto `base` and encodes the result. Both images are checked from their
+ * headers before anything is decoded, and the work is ordered so that peaks do not add up: the logo is
+ * decoded and shrunk (or the text drawn) first, then the base is decoded once and blended in place, then
+ * encoded. Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large),
+ * TextMarkError for text it cannot draw, and ForEngineError for valid inputs the media engine is to watermark
+ * instead (see codecs.ts).
  */
 export async function watermarkImage(
   base: Uint8Array,
   params: ImageWatermarkParams,
   logo?: Uint8Array,
+  env: { FONTS?: R2Bucket } = {},
 ): Promise<ImageWatermarkResult> {
   const p = ImageWatermarkParamsSchema.parse(params);
   const baseHeader = checkHeader(base, "image");
@@ -50,16 +52,17 @@ export async function watermarkImage(
     const height = Math.max(1, Math.round((decoded.height * width) / decoded.width));
     mark =
       width === decoded.width && height === decoded.height ? decoded : resizeImage(decoded, width, height);
+  } else if (p.text !== undefined && p.opacity > 0) {
+    // Opacity and the colour's alpha are in the bitmap; it is placed by its ink bounds.
+    const size = p.font_size ?? defaultFontSize(shownSize(baseHeader).height);
+    mark = await renderMark({ ...p, text: p.text }, size, env);
   }
+  const markOpacity = logo ? p.opacity : 1;
 
   const image = await decode(baseHeader, base, "image");
-  if (p.opacity > 0) {
-    if (mark) {
-      const { x, y } = placeMark(p.position, p.margin, image, mark);
-      compositeOver(image, mark, x, y, p.opacity);
-    } else if (p.text !== undefined) {
-      drawText(image, p.text, p.font_size ?? Math.max(1, Math.round(image.height * 0.05)), p);
-    }
+  if (p.opacity > 0 && mark) {
+    const { x, y } = placeMark(p.position, p.margin, image, mark);
+    compositeOver(image, mark, x, y, markOpacity);
   }
   mark = undefined;
 
@@ -71,22 +74,6 @@ export async function watermarkImage(
   const profile = await readRgbProfile(baseHeader.format, base);
   const bytes = profile ? await withProfile(format, encoded, profile) : encoded;
   return { bytes, format, contentType: `image/${format}`, width: image.width, height: image.height };
-}
-
-type TextOptions = Pick<
-  ReturnType<typeof ImageWatermarkParamsSchema.parse>,
-  "position" | "margin" | "color" | "opacity"
->;
-
-function drawText(image: Rgba, text: string, fontSize: number, p: TextOptions): void {
-  const align: TextAlign = p.position.endsWith("left")
-    ? "left"
-    : p.position.endsWith("right")
-      ? "right"
-      : "center";
-  const layout = layoutText(text, fontSize, align);
-  const { x, y } = placeMark(p.position, p.margin, image, layout);
-  paintText(image, layout, parseColor(p.color), x, y, p.opacity);
 }
 
 function checkHeader(bytes: Uint8Array, label: string): ImageHeader {

@@ -1,5 +1,11 @@
 import { engineUnavailable } from "../capacity/unavailable";
-import { type EngineJobType, readEngineError, readEngineResult, readEngineTiming } from "../engine";
+import {
+  type EngineJobRequest,
+  type EngineJobType,
+  readEngineError,
+  readEngineResult,
+  readEngineTiming,
+} from "../engine";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { OutputKind, Produced, RunContext } from "./types";
@@ -65,13 +71,17 @@ export async function callEngine(ctx: RunContext, call: () => Promise<Response>)
   }
 }
 
-/** Runs an operation on the media engine; the produced file is streamed through, never buffered. */
+/**
+ * Runs an operation on the media engine; the produced file is streamed through, never buffered. `extra`:
+ * job fields beyond the params (a watermark's text_mark, src/operations/text-mark.ts).
+ */
 export async function runOnEngine(
   ctx: RunContext,
   type: EngineJobType,
   outputKind: OutputKind,
   sourceUrl: string,
   params: object,
+  extra: Pick<EngineJobRequest, "text_mark"> = {},
 ): Promise<Produced> {
   const response = await callEngine(ctx, () =>
     ctx.engine.run(
@@ -82,6 +92,7 @@ export async function runOnEngine(
         params: params as Record<string, unknown>,
         max_source_bytes: ctx.maxSourceBytes,
         timeout_ms: ctx.timeoutMs,
+        ...extra,
       },
       ctx.signal,
     ),

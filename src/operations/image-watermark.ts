@@ -8,11 +8,13 @@ import {
   MAX_IMAGE_BYTES,
   MAX_IMAGE_PIXELS,
   readImageHeader,
+  TEXT_SCRIPTS,
   watermarkImage,
 } from "../images";
 import { Semaphore } from "../util/semaphore";
 import { callEngine, engineFailure, runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape } from "./schemas";
+import { engineMarkSize, engineTextMark, fontsOf, textMarkApiError } from "./text-mark";
 import { defineOperation, type RunContext } from "./types";
 
 /**
@@ -55,15 +57,39 @@ const forEngine = (width: number, height: number) =>
 
 function imageError(error: unknown): never {
   if (error instanceof ImageInputError) throw new ApiError(error.code, error.message);
-  throw error;
+  throw textMarkApiError(error);
 }
+
+/**
+ * The engine's image.watermark, with a text mark drawn here first (the engine draws no text). `height`: the
+ * image's, when known, so the default size needs no scaling (the engine rescales if orientation turned it).
+ */
+async function onEngine(ctx: RunContext, sourceUrl: string, params: Params, height?: number) {
+  const textMark =
+    params.text === undefined
+      ? undefined
+      : await engineTextMark(
+          ctx,
+          { ...params, text: params.text },
+          engineMarkSize({ ...params, text: params.text }, height),
+        );
+  return runOnEngine(
+    ctx,
+    "image.watermark",
+    "image",
+    sourceUrl,
+    params,
+    textMark ? { text_mark: textMark } : {},
+  );
+}
+
+type Params = z.output<typeof ImageWatermarkParamsSchema>;
 
 export const imageWatermark = defineOperation({
   type: "image.watermark",
   operationId: "watermarkImage",
   summary: "Watermark an image",
-  description:
-    "Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.",
+  description: `Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.`,
   cost: 1,
   params: ImageWatermarkParamsSchema.openapi("ImageWatermarkParams"),
   example: {
@@ -87,7 +113,7 @@ export const imageWatermark = defineOperation({
       await source.response.body?.cancel();
       ctx.timing.add("fetch", performance.now() - started);
       // The engine fetches the source again (and the logo) through the same guarded fetcher.
-      return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+      return onEngine(ctx, sourceUrl, params, height);
     }
     base ??= await bytesOf(source.response);
     let logo: Uint8Array | undefined;
@@ -102,7 +128,7 @@ export const imageWatermark = defineOperation({
       if (size?.width !== undefined && size.height !== undefined && forEngine(size.width, size.height)) {
         if (!logo) await fetched.response.body?.cancel();
         ctx.timing.add("fetch", performance.now() - started);
-        return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+        return onEngine(ctx, sourceUrl, params, height);
       }
       logo ??= await bytesOf(fetched.response);
     }
@@ -111,12 +137,11 @@ export const imageWatermark = defineOperation({
     let result: Awaited<ReturnType<typeof watermarkImage>>;
     try {
       result = await ctx.timing.measure("process", () =>
-        inWorker.run(() => watermarkImage(base, params, logo)).catch(imageError),
+        inWorker.run(() => watermarkImage(base, params, logo, fontsOf(ctx.env))).catch(imageError),
       );
     } catch (error) {
       // A valid image the Worker's codecs cannot afford (a large CMYK JPEG): the engine's job after all.
-      if (error instanceof ForEngineError)
-        return runOnEngine(ctx, "image.watermark", "image", sourceUrl, params);
+      if (error instanceof ForEngineError) return onEngine(ctx, sourceUrl, params, height);
       throw error;
     }
     return {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { POSITIONS } from "../images";
+import { HexColor, POSITIONS, TEXT_SCRIPTS, textStyleShape } from "../images";
 import { HttpUrl } from "../util/http-url";
 
 /** Pieces shared by the operations' params and results (decisions.md §4 and §5). */
@@ -19,7 +19,10 @@ export const watermarkShape = {
     .min(1)
     .max(200)
     .optional()
-    .openapi({ description: "A text mark (1–200 characters) instead of a logo." }),
+    .openapi({
+      description: `A text mark (1–200 characters, "\\n" starts a new line) instead of a logo. Shaped with bidi and font fallback: ${TEXT_SCRIPTS}. Characters no font covers are refused with 400 naming them.`,
+    }),
+  ...textStyleShape,
   font_size: z
     .number()
     .int()
@@ -27,11 +30,10 @@ export const watermarkShape = {
     .max(1000)
     .optional()
     .openapi({ description: "Text size in px; default 5% of the base height." }),
-  color: z
-    .string()
-    .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.")
-    .optional()
-    .openapi({ description: "Text color #RRGGBB[AA]; default #FFFFFF.", example: "#FFFFFF" }),
+  color: HexColor.optional().openapi({
+    description: "Text color #RRGGBB[AA]; default #FFFFFF.",
+    example: "#FFFFFF",
+  }),
   position: z.enum(POSITIONS).optional().openapi({ description: "Default bottom-right." }),
   margin: z
     .number()

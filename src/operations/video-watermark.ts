@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { TEXT_SCRIPTS } from "../images";
 import { runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape, oneMark, Seconds, watermarkShape } from "./schemas";
+import { engineMarkSize, engineTextMark } from "./text-mark";
 import { defineOperation } from "./types";
 
 const params = z
@@ -21,13 +23,26 @@ export const videoWatermark = defineOperation({
   type: "video.watermark",
   operationId: "watermarkVideo",
   summary: "Watermark a video",
-  description:
-    "Overlays a logo or a text mark (bundled DejaVu Sans) on a video. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).",
+  description: `Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).`,
   cost: 5,
   params,
   example: { text: "© Acme", position: "bottom-right", opacity: 0.6 },
   result: z
     .object({ ...fileResultShape, ...dimensionsShape, duration: z.number() })
     .openapi("VideoWatermarkResult"),
-  run: (ctx, sourceUrl, p) => runOnEngine(ctx, "video.watermark", "video", sourceUrl, p),
+  async run(ctx, sourceUrl, p) {
+    // A text mark is drawn here and overlaid by the engine (src/operations/text-mark.ts).
+    const textMark =
+      p.text === undefined
+        ? undefined
+        : await engineTextMark(ctx, { ...p, text: p.text }, engineMarkSize({ ...p, text: p.text }));
+    return runOnEngine(
+      ctx,
+      "video.watermark",
+      "video",
+      sourceUrl,
+      p,
+      textMark ? { text_mark: textMark } : {},
+    );
+  },
 });

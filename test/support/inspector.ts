@@ -29,9 +29,11 @@ async function redoclyLint(file: string) {
  * A loopback helper for the workerd tests, which cannot run processes or Node-only libraries: POST the bytes
  * of a produced file to /probe and get ffprobe's JSON (streams and format) back — checks run on real ffprobe,
  * as the engine's own do; POST an OpenAPI document to /openapi to validate it with @apidevtools/swagger-parser,
- * or to /redocly to get the JSON report of `redocly lint` (@redocly/cli with the project's redocly.yaml).
+ * or to /redocly to get the JSON report of `redocly lint` (@redocly/cli with the project's redocly.yaml);
+ * POST a video to /frame?t=<seconds> to get that frame decoded by ffmpeg as raw RGB24 (headers x-width,
+ * x-height).
  */
-export async function startInspector(ffprobe: string) {
+export async function startInspector(ffprobe: string, ffmpeg: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "p6-inspector-"));
   let n = 0;
   const server = http.createServer(async (req, res) => {
@@ -59,6 +61,27 @@ export async function startInspector(ffprobe: string) {
       return;
     }
     writeFileSync(file, Buffer.concat(chunks));
+    if (req.url?.startsWith("/frame")) {
+      const t = new URL(req.url, "http://inspector").searchParams.get("t") ?? "0";
+      try {
+        const size = await exec(ffprobe, [
+          ...["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height"],
+          ...["-of", "csv=p=0", file],
+        ]);
+        const [width, height] = size.stdout.trim().split(",");
+        const { stdout } = await exec(
+          ffmpeg,
+          ["-v", "error", "-ss", t, "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+          { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
+        );
+        res.writeHead(200, { "x-width": width, "x-height": height }).end(stdout);
+      } catch (error) {
+        res.writeHead(422, { "content-type": "text/plain" }).end(String((error as Error).message));
+      } finally {
+        rmSync(file, { force: true });
+      }
+      return;
+    }
     try {
       const { stdout } = await exec(ffprobe, [
         "-v",

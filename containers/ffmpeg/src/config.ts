@@ -35,7 +35,6 @@ export interface EngineConfig {
   /** How long after a synchronous job's arrival the reserve still holds; afterwards tasks use every slot. */
   reserveHoldMs?: number;
   tmpDir: string;
-  fontPath: string;
   connectTimeoutMs: number;
   readTimeoutMs: number;
   /**
@@ -111,15 +110,6 @@ export function resolveBinaries(env: Env): Binaries {
   };
 }
 
-function defaultFont(): string {
-  const candidates = [
-    fileURLToPath(new URL("../../../assets/fonts/DejaVuSans.ttf", import.meta.url)),
-    "/app/assets/fonts/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-  ];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-}
-
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -147,7 +137,6 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     taskMinSlots: int(env, "ENGINE_TASK_MIN_SLOTS", 0, 0, slots),
     reserveHoldMs: int(env, "ENGINE_RESERVE_HOLD_MS", 30_000, 0, 3_600_000),
     tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
-    fontPath: env.FONT_PATH || defaultFont(),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
     readTimeoutMs: int(env, "ENGINE_READ_TIMEOUT_MS", 30_000, 100, 3_600_000),
     minSourceBytesPerSecond: int(env, "ENGINE_MIN_SOURCE_BYTES_PER_SECOND", 64 * 1024, 0, 2 ** 30),

@@ -122,6 +122,12 @@ export interface JobRequest {
   params?: Record<string, unknown>;
   max_source_bytes?: number;
   timeout_ms?: number;
+  /**
+   * video.watermark and image.watermark with `params.text` (required there): the mark drawn by the Worker
+   * (issue 17), a base64 PNG (absent when nothing is drawn) and the font size in px it was drawn at. The
+   * engine overlays it as it overlays a logo and draws no text itself.
+   */
+  text_mark?: { png?: string; font_size: number };
 }
 
 /** Body of POST /v1/fetch. */

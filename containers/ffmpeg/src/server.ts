@@ -19,6 +19,7 @@ import { Relay } from "./pipeline/relay.ts";
 import { runMediaJob } from "./pipeline/speculate.ts";
 import { WarmCommands } from "./pipeline/warm-ffmpeg.ts";
 import { WarmProbes } from "./pipeline/warm-probe.ts";
+import { readTextMark } from "./pipeline/watermark.ts";
 import { Pool } from "./pool.ts";
 import { EngineError, invalid, isJobType, type JobType, PROTOCOL_VERSION } from "./protocol.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
@@ -124,7 +125,7 @@ export async function createEngineServer(
       maxBytes: LIMITS.defaultMaxSourceBytes,
       timeoutMs: LIMITS.defaultTimeoutMs,
     });
-    const prepared = OPERATIONS[type](body.params);
+    const prepared = OPERATIONS[type](body.params, { textMark: readTextMark(body) });
     const job = jobs.create(jobId);
     const { signal } = job.controller;
     abortOnDisconnect(req, res, job.controller);

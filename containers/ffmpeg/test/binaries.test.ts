@@ -3,6 +3,7 @@
  * 2018 ffmpeg, @ffprobe-installer's 2023 ffprobe), run as a real engine process started like `npm run dev`
  * starts it.
  */
+
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +13,7 @@ import { type RunningEngine, startEngine } from "../src/launch.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { AUTH, ffprobe, filesUnder, fixtureUrl, jobId, media, SECRET, saveBody } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
+import { textMarkFor, withTextMark } from "./support/text-mark.ts";
 
 describe("resolveBinaries", () => {
   test("FFMPEG_PATH/FFPROBE_PATH win, then PATH, then the npm packages", () => {
@@ -58,7 +60,7 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
     fetch(`${engine.url}/v1/jobs/${type}`, {
       method: "POST",
       headers: AUTH,
-      body: JSON.stringify({ job_id: jobId(), source_url: media(source), params }),
+      body: JSON.stringify(withTextMark({ job_id: jobId(), source_url: media(source), params })),
     });
 
   test("the engine runs the 2018 build", async () => {
@@ -145,6 +147,7 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
         job_id: id,
         source_url: fixtureUrl(`/slow/${FIXTURES.long}?kbps=300`),
         params: { text: "x" },
+        text_mark: textMarkFor({ text: "x" }),
       }),
     }).catch(() => null);
     for (let i = 0; i < 100; i++) {

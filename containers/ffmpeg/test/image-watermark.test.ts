@@ -32,6 +32,7 @@ import {
   type TestEngine,
 } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
+import { solidPng } from "./support/text-mark.ts";
 
 const exec = promisify(execFile);
 
@@ -125,7 +126,7 @@ describe("image.watermark", () => {
     expect(outside(before, after, { x: 0, y: 0, w: 154, h: 79 })).toBeLessThan(4); // JPEG re-encoding
   });
 
-  test("a text mark in the bundled font changes its corner only", async () => {
+  test("a text mark (the Worker's bitmap, support/text-mark.ts) changes its corner only", async () => {
     const { file } = await watermark(
       media(FIXTURES.jpeg),
       { text: "MARK", position: "top-right", color: "#FFFF00", opacity: 1, font_size: 30, format: "png" },
@@ -135,6 +136,61 @@ describe("image.watermark", () => {
     const after = await rgb(file);
     expect(regionDiff(before, after, W, { x: 200, y: 16, w: 84, h: 24 })).toBeGreaterThan(15);
     expect(outside(before, after, { x: 180, y: 8, w: 120, h: 40 })).toBeLessThan(1.5);
+  });
+
+  test("a text mark is the text_mark PNG overlaid as it is, at position and margin", async () => {
+    const res = await engine.job("image.watermark", {
+      source_url: media(FIXTURES.jpeg),
+      params: { text: "x", font_size: 20, position: "top-left", margin: 10, opacity: 1, format: "png" },
+      text_mark: { png: solidPng(40, 20, [0, 0, 255, 255]).toString("base64"), font_size: 20 },
+    });
+    expect(res.status).toBe(200);
+    const file = await saveBody(res, "text-mark.png");
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    const after = await rgb(file);
+    expect(regionMean(after, W, { x: 10, y: 10, w: 40, h: 20 }, 2)).toBeGreaterThan(250);
+    expect(regionMean(after, W, { x: 10, y: 10, w: 40, h: 20 }, 0)).toBeLessThan(5);
+    expect(outside(before, after, { x: 10, y: 10, w: 40, h: 20 })).toBeLessThan(1.5);
+  });
+
+  test("without font_size, a mark drawn at another size is scaled to 5% of the height", async () => {
+    // 300x200: the default size is 10 px, so the 40x20 mark drawn at 20 px becomes 20x10.
+    const res = await engine.job("image.watermark", {
+      source_url: media(FIXTURES.jpeg),
+      params: { text: "x", position: "top-left", margin: 10, opacity: 1, format: "png" },
+      text_mark: { png: solidPng(40, 20, [0, 0, 255, 255]).toString("base64"), font_size: 20 },
+    });
+    expect(res.status).toBe(200);
+    const file = await saveBody(res, "text-mark-scaled.png");
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    const after = await rgb(file);
+    expect(regionMean(after, W, { x: 11, y: 11, w: 18, h: 8 }, 2)).toBeGreaterThan(240);
+    expect(outside(before, after, { x: 9, y: 9, w: 22, h: 12 })).toBeLessThan(1.5);
+  });
+
+  test("a text watermark without text_mark, or with one that is not a PNG, is refused before it runs", async () => {
+    const params = { text: "x" };
+    for (const textMark of [null, { png: "aGVsbG8=", font_size: 20 }, { font_size: 0 }, "png"]) {
+      const res = await engine.job("image.watermark", {
+        source_url: media(FIXTURES.jpeg),
+        params,
+        text_mark: textMark,
+      });
+      expect(res.status).toBe(400);
+      expect(await errorOf(res)).toMatchObject({ code: "VALIDATION_INVALID_ARGUMENT", field: "text_mark" });
+    }
+  });
+
+  test("a text mark with nothing drawn (no png) leaves the image as it was", async () => {
+    const res = await engine.job("image.watermark", {
+      source_url: media(FIXTURES.jpeg),
+      params: { text: " ", format: "png" },
+      text_mark: { font_size: 10 },
+    });
+    expect(res.status).toBe(200);
+    const file = await saveBody(res, "text-mark-none.png");
+    const before = await rgb(fixturePath(FIXTURES.jpeg));
+    expect(outside(before, await rgb(file), { x: 0, y: 0, w: 0, h: 0 })).toBeLessThan(1.5);
   });
 
   test.each([

@@ -294,7 +294,7 @@ describe("video.watermark", () => {
     );
   });
 
-  test("a text mark in the bundled font at top-left, with opacity", async () => {
+  test("a text mark (the Worker's bitmap, support/text-mark.ts) at top-left, with opacity", async () => {
     const { file } = await produce(
       "video.watermark",
       FIXTURES.av,

@@ -75,7 +75,7 @@ export interface paths {
     put?: never;
     /**
      * Watermark an image
-     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark (bundled DejaVu Sans) on a JPEG, PNG or WebP image. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.
+     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `image.watermark`.
      */
@@ -97,7 +97,7 @@ export interface paths {
     put?: never;
     /**
      * Watermark a video
-     * @description Overlays a logo or a text mark (bundled DejaVu Sans) on a video. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
+     * @description Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
      *
      *     Costs 5 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.watermark`.
      */
@@ -599,7 +599,7 @@ export interface components {
        */
       watermark_url?: string;
       /**
-       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line), in DejaVu Sans.
+       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean. Characters no font covers are refused with 400 naming them.
        * @example © Example 2026
        */
       text?: string;
@@ -608,6 +608,18 @@ export interface components {
        * @example 48
        */
       font_size?: number;
+      /**
+       * @description Typeface of a text mark: sans (default), serif or mono; each with fallbacks for every script covered.
+       * @enum {string}
+       */
+      font_family?: "sans" | "serif" | "mono";
+      /**
+       * @description Weight of a text mark: regular (default) or bold.
+       * @enum {string}
+       */
+      font_weight?: "regular" | "bold";
+      stroke?: components["schemas"]["TextStroke"];
+      shadow?: components["schemas"]["TextShadow"];
       /**
        * @description Text color #RRGGBB[AA]; its alpha multiplies opacity. Default: `"#FFFFFF"`.
        * @example #FFFFFFCC
@@ -653,6 +665,39 @@ export interface components {
        */
       quality?: number;
     };
+    /** @description An outline around the glyphs, for legibility on busy backgrounds. */
+    TextStroke: {
+      /**
+       * @description Outline colour #RRGGBB[AA].
+       * @example #000000
+       */
+      color: string;
+      /**
+       * @description Outline width in px, (0, 50].
+       * @example 2
+       */
+      width: number;
+    };
+    /** @description A shadow under the glyphs, for legibility on busy backgrounds. */
+    TextShadow: {
+      /**
+       * @description Shadow colour #RRGGBB[AA].
+       * @example #00000080
+       */
+      color: string;
+      /**
+       * @description Horizontal offset in px.
+       * @example 2
+       */
+      dx: number;
+      /**
+       * @description Vertical offset in px.
+       * @example 2
+       */
+      dy: number;
+      /** @description Blur radius in px; default 0. */
+      blur?: number;
+    };
     /** @description A task of type video.watermark (5 credits); params as POST /v1/video/watermark takes them. */
     CreateVideoWatermarkTask: {
       /**
@@ -687,8 +732,20 @@ export interface components {
        * @description Public http(s) URL of a PNG, WebP or JPEG logo; alpha respected.
        */
       watermark_url?: string;
-      /** @description A text mark (1–200 characters) instead of a logo. */
+      /** @description A text mark (1–200 characters, "\n" starts a new line) instead of a logo. Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean. Characters no font covers are refused with 400 naming them. */
       text?: string;
+      /**
+       * @description Typeface of a text mark: sans (default), serif or mono; each with fallbacks for every script covered.
+       * @enum {string}
+       */
+      font_family?: "sans" | "serif" | "mono";
+      /**
+       * @description Weight of a text mark: regular (default) or bold.
+       * @enum {string}
+       */
+      font_weight?: "regular" | "bold";
+      stroke?: components["schemas"]["TextStroke"];
+      shadow?: components["schemas"]["TextShadow"];
       /** @description Text size in px; default 5% of the base height. */
       font_size?: number;
       /**

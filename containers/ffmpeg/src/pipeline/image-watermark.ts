@@ -1,7 +1,7 @@
 /**
  * image.watermark: the Worker's image.watermark for images too large for its WASM codecs (above 2.2
  * megapixels, up to the 16.8 MP limit). Params are exactly the Worker's (src/images/params.ts); the mark is
- * drawn by the same filtergraph as video.watermark (markGraph). Input: a PNG, JPEG or WebP whose header is
+ * drawn by the same filtergraph as video.watermark (markGraph), a text mark being the Worker's bitmap. Input: a PNG, JPEG or WebP whose header is
  * checked against the limits before it is decoded; output: the image in the asked format (`same` = the
  * input's), alpha kept for PNG/WebP, JPEG flattened on white, the source's RGB colour profile kept.
  */
@@ -16,6 +16,7 @@ import {
   type ImageInput,
   imageInputArgs,
   type JobContext,
+  type JobExtras,
   outputPath,
   type PreparedImageJob,
 } from "./job.ts";
@@ -27,8 +28,10 @@ import {
   MARK_KEYS,
   type MarkParams,
   markGraph,
+  needTextMark,
   orientFilters,
   parseMark,
+  type TextMark,
 } from "./watermark.ts";
 
 const FORMATS = ["same", "jpeg", "png", "webp"] as const;
@@ -47,7 +50,13 @@ function parse(raw: unknown): ImageWatermarkParams {
   };
 }
 
-async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, logo: Promise<Logo> | null) {
+async function run(
+  ctx: JobContext,
+  input: ImageInput,
+  p: ImageWatermarkParams,
+  logo: Promise<Logo> | null,
+  textMark: TextMark | undefined,
+) {
   const source = await readFile(input.source.path);
   const frame = input.format === "jpeg" ? jpegFrame(source) : null;
   // Refused by name before ffmpeg would call it "truncated or cannot be decoded".
@@ -72,7 +81,9 @@ async function run(ctx: JobContext, input: ImageInput, p: ImageWatermarkParams, 
         `color=c=white:s=${width}x${height},format=rgb24[white];[0:v]${orient}format=rgba[fg];` +
         "[white][fg]overlay=format=rgb:shortest=1[base];"
       : `[0:v]${orient}format=rgb24[base];`;
-  const marked = await markGraph(ctx, p, { label: "base", width, height }, logo, { overlayFormat: "rgb" });
+  const marked = await markGraph(ctx, p, { label: "base", width, height }, logo, textMark, {
+    overlayFormat: "rgb",
+  });
   const graph = `${base}${marked.graph},format=${imagePixelFormat(format, keepAlpha)}[out]`;
   const container = CONTAINERS[format];
   const out = outputPath(ctx, container.ext);
@@ -109,14 +120,15 @@ async function keepProfile(
   if (profile) await writeFile(out, await withProfile(format, await readFile(out), profile));
 }
 
-export function imageWatermark(raw: unknown): PreparedImageJob {
+export function imageWatermark(raw: unknown, extras: JobExtras = {}): PreparedImageJob {
   const params = parse(raw);
+  const textMark = needTextMark(params, extras);
   return {
     kind: "image",
     run: (ctx, input) => {
       const logo = params.mark.kind === "image" ? fetchLogo(ctx, params.mark.url) : null;
       logo?.catch(() => {});
-      return run(ctx, input, params, logo);
+      return run(ctx, input, params, logo, textMark);
     },
   };
 }

@@ -89,7 +89,13 @@ export interface PreparedImageJob {
   run(ctx: JobContext, input: ImageInput): Promise<Output>;
 }
 
-export type OperationFactory = (rawParams: unknown) => PreparedJob;
+/** Job request fields beyond the params that some operations take (protocol.ts JobRequest). */
+export interface JobExtras {
+  /** `text_mark`: a text watermark as the Worker drew it (watermark.ts readTextMark). */
+  textMark?: import("./watermark.ts").TextMark | undefined;
+}
+
+export type OperationFactory = (rawParams: unknown, extras?: JobExtras) => PreparedJob;
 
 /** Downloads a source into the job directory and returns it once its first bytes are sniffed. */
 export async function openInput(

@@ -118,3 +118,37 @@ export const sec = (s: number): string => (Math.round(s * 1e6) / 1e6).toFixed(6)
 
 /** Rounds seconds for results. */
 export const roundSec = (s: number): number => Math.round(s * 1000) / 1000;
+
+/** A member of an object param: a #RRGGBB[AA] colour, or a number within bounds. */
+type MemberRule = "color" | (NumberRule & { optional?: boolean });
+
+/**
+ * An optional object param whose members follow `rules` (all required unless marked optional; unknown
+ * members refused), as the Worker's strict zod objects; failures name "params.<key>.<member>".
+ */
+export function optObject(
+  params: RawParams,
+  key: string,
+  rules: Record<string, MemberRule>,
+): RawParams | undefined {
+  const value = paramValue(params, key);
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || Array.isArray(value))
+    throw invalid(field(key), `${key} must be an object`);
+  const object = value as RawParams;
+  for (const member of Object.keys(object)) {
+    if (!(member in rules)) throw invalid(field(`${key}.${member}`), `unknown member "${member}" of ${key}`);
+  }
+  for (const [member, rule] of Object.entries(rules)) {
+    const name = `${key}.${member}`;
+    if (rule === "color") {
+      const color = optString({ [name]: object[member] }, name);
+      if (color === undefined || !/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/.test(color))
+        throw invalid(field(name), `${name} must be #RRGGBB or #RRGGBBAA`);
+      continue;
+    }
+    const n = optNumber({ [name]: object[member] }, name, rule);
+    if (n === undefined && rule.optional !== true) throw invalid(field(name), `${name} is required`);
+  }
+  return object;
+}

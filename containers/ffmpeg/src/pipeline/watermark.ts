@@ -1,6 +1,6 @@
 /**
- * video.watermark: a logo (PNG/WebP/JPEG, alpha respected) or a text in the bundled font, placed at one of
- * nine positions, optionally only between `start` and `end`. Output: H.264/AAC MP4 with faststart; AAC
+ * video.watermark: a logo (PNG/WebP/JPEG, alpha respected) or a text mark (drawn by the Worker, sent as the
+ * job's `text_mark` PNG), placed at one of nine positions, optionally only between `start` and `end`. Output: H.264/AAC MP4 with faststart; AAC
  * audio is copied, other audio re-encoded.
  */
 import { stat, writeFile } from "node:fs/promises";
@@ -14,6 +14,7 @@ import {
   type Input,
   imageInputArgs,
   type JobContext,
+  type JobExtras,
   openInput,
   outputPath,
   type PreparedJob,
@@ -24,6 +25,7 @@ import {
   forbid,
   optEnum,
   optNumber,
+  optObject,
   optString,
   type RawParams,
   readParams,
@@ -48,9 +50,7 @@ type Position = (typeof POSITIONS)[number];
 
 /** The mark and where it goes: shared by video.watermark and image.watermark. */
 export interface MarkParams {
-  mark:
-    | { kind: "image"; url: string; scale: number }
-    | { kind: "text"; text: string; fontSize?: number; color: string; alpha: number };
+  mark: { kind: "image"; url: string; scale: number } | { kind: "text"; text: string; fontSize?: number };
   position: Position;
   margin: number;
   opacity: number;
@@ -71,7 +71,51 @@ export const MARK_KEYS = [
   "margin",
   "opacity",
   "scale",
+  "font_family",
+  "font_weight",
+  "stroke",
+  "shadow",
 ] as const;
+
+/**
+ * A text mark as the Worker drew it (src/images/text.ts, issue 17): the engine draws no text itself, it
+ * overlays this bitmap like a logo, so images and video show the same pixels. Job field `text_mark`.
+ */
+export interface TextMark {
+  /** The PNG (straight alpha, opacity applied, cropped to the ink); absent when nothing is drawn. */
+  png: Buffer | undefined;
+  /** The font size in px it was drawn at; scaled to the size the params ask for on this frame if they differ. */
+  fontSize: number;
+}
+
+/** The rendered mark's largest PNG (a 4-megapixel mark, MAX_MARK_PIXELS in the Worker, compresses far below). */
+const MAX_TEXT_MARK_BYTES = 8 * 1024 * 1024;
+
+/** Reads the job's `text_mark` field: `{png?: base64 PNG, font_size}`; undefined when absent. */
+export function readTextMark(body: Record<string, unknown>): TextMark | undefined {
+  const raw = body.text_mark;
+  if (raw === undefined) return undefined;
+  const bad = () => invalid("text_mark", "text_mark must be {png?: base64 PNG, font_size: 1-1000}");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad();
+  const { png, font_size: fontSize, ...rest } = raw as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw bad();
+  if (typeof fontSize !== "number" || !Number.isFinite(fontSize) || fontSize < 1 || fontSize > 1000)
+    throw bad();
+  if (png === undefined) return { png: undefined, fontSize };
+  if (typeof png !== "string" || png.length > (MAX_TEXT_MARK_BYTES / 3) * 4 + 4) throw bad();
+  const bytes = Buffer.from(png, "base64");
+  // A PNG signature and an IHDR: anything else is the Worker's bug, refused before it reaches ffmpeg.
+  if (
+    bytes.length < 33 ||
+    bytes.readUInt32BE(0) !== 0x89504e47 ||
+    bytes.toString("latin1", 12, 16) !== "IHDR"
+  )
+    throw invalid("text_mark", "text_mark.png is not a PNG");
+  return { png: bytes, fontSize };
+}
+
+/** Width and height from a PNG's IHDR (checked by readTextMark). */
+const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
 /**
  * Reads the mark's params. `video`: params that do not apply to the chosen mark are refused, and text is
@@ -100,15 +144,27 @@ export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
     return { color: m[1]!.toUpperCase(), alpha: m[2] === undefined ? 1 : Number.parseInt(m[2], 16) / 255 };
   };
   const fontSize = () => optNumber(p, "font_size", { min: 1, max: 1000, integer: true });
+  const style = () => {
+    optEnum(p, "font_family", ["sans", "serif", "mono"] as const);
+    optEnum(p, "font_weight", ["regular", "bold"] as const);
+    optObject(p, "stroke", { color: "color", width: { above: 0, max: 50 } });
+    optObject(p, "shadow", {
+      color: "color",
+      dx: { min: -100, max: 100 },
+      dy: { min: -100, max: 100 },
+      blur: { min: 0, max: 50, optional: true },
+    });
+  };
   const scale = () => optNumber(p, "scale", { above: 0, max: 1 });
   let mark: MarkParams["mark"];
   if (url !== undefined) {
     if (strict) {
-      forbid(p, "font_size", "applies to text watermarks only");
-      forbid(p, "color", "applies to text watermarks only");
+      for (const key of ["font_size", "color", "font_family", "font_weight", "stroke", "shadow"])
+        forbid(p, key, "applies to text watermarks only");
     } else {
       color();
       fontSize();
+      style();
     }
     mark = { kind: "image", url, scale: scale() ?? 0.2 };
   } else {
@@ -126,9 +182,10 @@ export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are drawn as spaces
       t = t.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
     }
-    const ink = color();
+    color();
+    style();
     const size = fontSize();
-    mark = { kind: "text", text: t, ...ink, ...(size === undefined ? {} : { fontSize: size }) };
+    mark = { kind: "text", text: t, ...(size === undefined ? {} : { fontSize: size }) };
   }
   return {
     mark,
@@ -216,14 +273,15 @@ export async function fetchLogo(ctx: JobContext, url: string): Promise<Logo> {
  * The one implementation of a mark, for videos and images: the filtergraph that draws it on the frame
  * labelled `frame` (`width`×`height`). A logo is input 1 (its input arguments are returned to add after
  * the source's), scaled to `scale` of the frame width, its alpha times `opacity`, overlaid with
- * `overlayFormat`; a text is drawn with drawtext from a file (`expansion=none`), in the bundled font, its
- * colour's alpha times `opacity`. The graph's last output is unlabelled; `enable` limits it in time.
+ * `overlayFormat`; a text mark is the Worker's bitmap (`textMark`), overlaid the same way at its own size (or
+ * scaled to the asked font size). The graph's last output is unlabelled; `enable` limits it in time.
  */
 export async function markGraph(
   ctx: JobContext,
   p: MarkParams,
   frame: { label: string; width: number; height: number },
   logo: Promise<Logo> | null,
+  textMark: TextMark | undefined,
   options: { overlayFormat: "auto" | "rgb"; enable?: string },
 ): Promise<{ inputs: string[]; graph: string }> {
   const enable = options.enable ?? "";
@@ -238,19 +296,32 @@ export async function markGraph(
         `[${frame.label}][wm]overlay=x=${x}:y=${y}:format=${options.overlayFormat}${enable}`,
     };
   }
-  const textFile = path.join(ctx.dir, "text.txt");
-  await writeFile(textFile, p.mark.text, "utf8");
+  // A text mark: the Worker's bitmap, opacity already in its alpha, scaled only when it was drawn at another
+  // size than this frame's (video without font_size: the Worker does not know the frame height).
+  const text = textMark!;
+  if (text.png === undefined) return { inputs: [], graph: `[${frame.label}]null` };
+  const markFile = path.join(ctx.dir, "text-mark.png");
+  await writeFile(markFile, text.png);
   const size = p.mark.fontSize ?? Math.max(1, Math.round(frame.height * 0.05));
-  const [x, y] = placement(p.position, p.margin, "tw", "th");
+  const drawn = pngSize(text.png);
+  const resize =
+    size === text.fontSize
+      ? ""
+      : `scale=${Math.max(1, Math.round((drawn.width * size) / text.fontSize))}:${Math.max(1, Math.round((drawn.height * size) / text.fontSize))}:flags=lanczos,`;
+  const [x, y] = placement(p.position, p.margin, "w", "h");
   return {
-    inputs: [],
-    graph:
-      `[${frame.label}]drawtext=fontfile=${escapeFilterValue(ctx.config.fontPath)}:textfile=${escapeFilterValue(textFile)}` +
-      `:expansion=none:fontsize=${size}:fontcolor=0x${p.mark.color}@${fixed(p.mark.alpha * p.opacity)}:x=${x}:y=${y}${enable}`,
+    inputs: imageInputArgs(markFile, "png_pipe"),
+    graph: `[1:v]${resize}format=rgba[wm];[${frame.label}][wm]overlay=x=${x}:y=${y}:format=${options.overlayFormat}${enable}`,
   };
 }
 
-async function run(ctx: JobContext, input: Input, p: WatermarkParams, logo: Promise<Logo> | null) {
+async function run(
+  ctx: JobContext,
+  input: Input,
+  p: WatermarkParams,
+  logo: Promise<Logo> | null,
+  textMark: TextMark | undefined,
+) {
   const { video, audio, duration } = input.info;
   if (video === null) throw unsupported("the source has no video stream");
   if (p.start !== undefined && duration !== null && p.start >= duration) {
@@ -265,6 +336,7 @@ async function run(ctx: JobContext, input: Input, p: WatermarkParams, logo: Prom
     p,
     { label: `0:${video.index}`, width: video.width, height: video.height },
     logo,
+    textMark,
     { overlayFormat: "auto", enable },
   );
   const inputs = [...input.args(), ...marked.inputs];
@@ -308,15 +380,23 @@ async function run(ctx: JobContext, input: Input, p: WatermarkParams, logo: Prom
   };
 }
 
-export function videoWatermark(raw: unknown): PreparedJob {
+/** A text mark needs the Worker's bitmap; refused before the job takes a slot. */
+export function needTextMark(p: MarkParams, extras: JobExtras): TextMark | undefined {
+  if (p.mark.kind === "text" && extras.textMark === undefined)
+    throw invalid("text_mark", "a text watermark needs text_mark, the mark drawn by the Worker");
+  return p.mark.kind === "text" ? extras.textMark : undefined;
+}
+
+export function videoWatermark(raw: unknown, extras: JobExtras = {}): PreparedJob {
   const params = parse(raw);
+  const textMark = needTextMark(params, extras);
   return {
     probeArgs: [],
     run: (ctx, input) => {
       // Fetched only once the source has proved to be a video; a failure surfaces when the logo is awaited.
       const logo = params.mark.kind === "image" ? fetchLogo(ctx, params.mark.url) : null;
       logo?.catch(() => {});
-      return run(ctx, input, params, logo);
+      return run(ctx, input, params, logo, textMark);
     },
   };
 }

@@ -4,8 +4,8 @@ import { EngineError } from "../protocol.ts";
 const MiB = 1024 * 1024;
 
 export const LIMITS = {
-  /** JSON request bodies sent to the engine. */
-  maxRequestBodyBytes: 1 * MiB,
+  /** JSON request bodies sent to the engine: a job's text_mark PNG (≤ 8 MiB) in base64 fits. */
+  maxRequestBodyBytes: 12 * MiB,
   /** Default source cap of a job when the request names none (synchronous audio/video limit). */
   defaultMaxSourceBytes: 512 * MiB,
   /** Largest cap a request may ask for (tasks send 4 GiB). */

@@ -3,6 +3,7 @@
  * through an engine started in-process (as the engine tests start it), each answer measured on its own
  * (checks.ts). Used by `npm run test:corpus` (run.ts, the whole corpus) and by subset.test.ts (`npm test`).
  */
+
 import { createReadStream, existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -11,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { type EngineConfig, resolveBinaries } from "../../src/config.ts";
 import { createEngineServer } from "../../src/server.ts";
+import { textMarkFor } from "../support/text-mark.ts";
 import { type Answer, answerVerdict, refusalVerdict, type SourceInfo, type Verdict } from "./checks.ts";
 import {
   audioFrameSec,
@@ -138,6 +140,7 @@ async function callEngine(
       job_id: `corpus-${n}`,
       source_url: `${corpusUrl}/${encodeURIComponent(src.name)}`,
       params,
+      text_mark: textMarkFor(params),
       timeout_ms: 300_000,
     }),
   });
@@ -168,7 +171,6 @@ export async function runCorpus(
     slots: POOL,
     queue: 64,
     tmpDir: path.join(tmpDir, "engine"),
-    fontPath: path.resolve(import.meta.dirname, "../../../../assets/fonts/DejaVuSans.ttf"),
     connectTimeoutMs: 5000,
     readTimeoutMs: 30_000,
     x264Preset: "veryfast",

@@ -1,4 +1,5 @@
 /** Helpers shared by the engine tests: an in-process engine, protocol calls, and media checks. */
+
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -8,6 +9,7 @@ import { inject } from "vitest";
 import { type EngineConfig, resolveBinaries } from "../../src/config.ts";
 import { traceCommands } from "../../src/pipeline/ffmpeg.ts";
 import { createEngineServer, type EngineOptions, type EngineServer } from "../../src/server.ts";
+import { withTextMark } from "./text-mark.ts";
 
 const exec = promisify(execFile);
 
@@ -45,7 +47,6 @@ export async function startTestEngine(
     slots: 2,
     queue: 4,
     tmpDir,
-    fontPath: path.resolve(import.meta.dirname, "../../../../assets/fonts/DejaVuSans.ttf"),
     connectTimeoutMs: 2000,
     readTimeoutMs: 3000,
     // Off unless a test sets it: throttled fixtures here run far below the production floor on purpose.
@@ -67,7 +68,7 @@ export async function startTestEngine(
       fetch(`${url}/v1/jobs/${type}`, {
         method: "POST",
         headers: { ...AUTH, "content-type": "application/json" },
-        body: JSON.stringify({ job_id: jobId(), ...body }),
+        body: JSON.stringify(withTextMark({ job_id: jobId(), ...body })),
         ...init,
       }),
     close: async () => {
