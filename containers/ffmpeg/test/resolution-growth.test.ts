@@ -56,11 +56,32 @@ beforeAll(async () => {
 });
 afterAll(() => engine.close());
 
-test("every ffmpeg/ffprobe input carries the pixel cap as -max_pixels", () => {
+test("every ffmpeg/ffprobe input carries the pixel cap for its video streams", () => {
   const args = mediaInputArgs("mpegts", "file:/x.ts");
-  expect(args[args.indexOf("-max_pixels") + 1]).toBe(String(LIMITS.maxVideoPixels));
-  expect(args.indexOf("-max_pixels")).toBeLessThan(args.indexOf("-i"));
+  expect(args[args.indexOf("-max_pixels:V") + 1]).toBe(String(LIMITS.maxVideoPixels));
+  expect(args.indexOf("-max_pixels:V")).toBeLessThan(args.indexOf("-i"));
 });
+
+test("cover art beyond the cap (6000×6000 in an MP3) is not a video stream: still probed", async () => {
+  const { ffmpeg, ffprobe } = resolveBinaries(process.env);
+  const file = fixturePath("cover-art-6000.mp3");
+  if (!existsSync(file)) {
+    const quiet = ["-v", "error", "-y"];
+    const art = `${file}.jpg`;
+    await exec(ffmpeg, [...quiet, "-f", "lavfi", "-i", "color=c=red:s=6000x6000", "-frames:v", "1", art]);
+    await exec(ffmpeg, [
+      ...[...quiet, "-f", "lavfi", "-i", "sine=d=1", "-i", art, "-map", "0", "-map", "1"],
+      ...["-c:a", "libmp3lame", "-c:v", "copy", "-disposition:v", "attached_pic", file],
+    ]);
+  }
+  const { stdout, stderr } = await exec(ffprobe, [
+    ...["-v", "error", "-of", "json", "-show_streams"],
+    ...mediaInputArgs("mp3", `file:${file}`),
+  ]);
+  const streams = (JSON.parse(stdout) as { streams: { width?: number }[] }).streams;
+  expect(streams.map((s) => s.width ?? null)).toEqual([null, 6000]);
+  expect(stderr).not.toMatch(/max pixel count/);
+}, 180_000);
 
 test("the probe sees only the start: 320×240, within the limits", async () => {
   const res = await engine.job("video.probe", { source_url: media(GROWING) });
@@ -78,7 +99,7 @@ describe.each([
     const err = await errorOf(res);
     expect(err).toMatchObject({ status: 413, code: "REQUEST_BODY_TOO_LARGE" });
     expect(err.message).toBe(
-      "the source has a frame of 8192×4608 (37.7 megapixels), over the limit of 35.7 megapixels per frame",
+      "the source video is 8192×4608 (37.7 megapixels), over the limit of 35.7 megapixels per frame",
     );
     assertSafeMessage(err.message);
   });

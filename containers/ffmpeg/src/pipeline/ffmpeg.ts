@@ -122,7 +122,8 @@ const DECODE_FAILURES = [
 ];
 
 /**
- * A decoder met a frame beyond `-max_pixels` (mediaInputArgs): the resolution grew after the probe looked.
+ * A decoder met a frame beyond `-max_pixels` (mediaInputArgs): in ffprobe, the first frame (checkVideoLimits
+ * would refuse it too, with the same message); in ffmpeg, a resolution that grew after the probe looked.
  * ffmpeg 5.1 drops such frames and goes on, exiting 0, so the run is refused here whatever its exit.
  */
 function oversizedFrame(what: string, stderr: string): EngineError | null {
@@ -131,7 +132,7 @@ function oversizedFrame(what: string, stderr: string): EngineError | null {
   const [width, height, max] = [Number(m[1]), Number(m[2]), Number(m[3])];
   return new EngineError(
     "REQUEST_BODY_TOO_LARGE",
-    `the source has a frame of ${width}×${height} (${((width * height) / 1e6).toFixed(1)} megapixels), over the limit of ${(max / 1e6).toFixed(1)} megapixels per frame`,
+    `the source video is ${width}×${height} (${((width * height) / 1e6).toFixed(1)} megapixels), over the limit of ${(max / 1e6).toFixed(1)} megapixels per frame`,
     { internal: `${what}: ${stderr}` },
   );
 }
@@ -293,6 +294,9 @@ export interface ProbeOutput {
 const FFPROBE_BASE_ARGS = ["-hide_banner", "-v", "error", "-of", "json"];
 
 function probeOutput(exit: Exit): ProbeOutput {
+  // A first frame beyond -max_pixels: ffprobe reports the stream without its size, or fails.
+  const oversized = oversizedFrame("ffprobe", exit.stderr);
+  if (oversized !== null) throw oversized;
   if (exit.code !== 0) {
     throw unsupported("the source media is truncated or cannot be decoded", `ffprobe: ${exit.stderr}`);
   }

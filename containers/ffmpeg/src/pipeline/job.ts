@@ -160,8 +160,9 @@ export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promis
 export function mediaInputArgs(demuxer: string, ref: string, before: readonly string[] = []): string[] {
   return [
     ...["-probesize", String(LIMITS.probeSizeBytes), "-analyzeduration", String(LIMITS.analyzeDurationUs)],
-    // Decoders refuse frames beyond the cap even when the resolution grows after the probe looked.
-    ...["-max_pixels", String(LIMITS.maxVideoPixels), "-f", demuxer, ...before],
+    // Video decoders refuse frames beyond the cap, even when the resolution grows after the probe looked
+    // (`:V`: not cover art, which an audio file may carry at any size).
+    ...["-max_pixels:V", String(LIMITS.maxVideoPixels), "-f", demuxer, ...before],
     ...["-protocol_whitelist", inputWhitelist(ref), "-i", ref],
   ];
 }
