@@ -304,10 +304,12 @@ export async function markGraph(
   await writeFile(markFile, text.png);
   const size = p.mark.fontSize ?? Math.max(1, Math.round(frame.height * 0.05));
   const drawn = pngSize(text.png);
+  const scaled = (n: number) => Math.max(1, Math.round((n * size) / text.fontSize));
+  // Scaled premultiplied: straight alpha would pull the glyphs' edges toward the transparent pixels' black.
   const resize =
     size === text.fontSize
       ? ""
-      : `scale=${Math.max(1, Math.round((drawn.width * size) / text.fontSize))}:${Math.max(1, Math.round((drawn.height * size) / text.fontSize))}:flags=lanczos,`;
+      : `format=rgba,premultiply=inplace=1,scale=${scaled(drawn.width)}:${scaled(drawn.height)}:flags=lanczos,unpremultiply=inplace=1,`;
   const [x, y] = placement(p.position, p.margin, "w", "h");
   return {
     inputs: imageInputArgs(markFile, "png_pipe"),
