@@ -26,8 +26,8 @@ const bins = resolveBinaries(process.env);
 const FILES = {
   /** 160×90 H.264 whose pixels are twice as wide as high (sar_2x1.mp4, fixture.3gp): shown 320×90. */
   sar: "display-sar-2x1.mp4",
-  /** 60 frames: 30 in the first second, then 10 per second (cursed-vfr.mp4). */
-  vfr: "display-vfr.mp4",
+  /** 60 frames: 30 in the first second, then 10 per second (cursed-vfr.mp4), and 4 s of AAC. */
+  vfr: "display-vfr-av.mp4",
   /** 2 s of AAC whose first packet sits 80 ms before the rest (fragmented.mp4): the header says 2.08 s. */
   gap: "display-aac-gap.m4a",
   /** AAC in MP4 whose samples are all garbage: copies without an error, decodes to nothing (issue-74.m4a). */
@@ -74,8 +74,9 @@ async function generate(): Promise<void> {
       () =>
         ff([
           ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2"],
+          ...["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=4"],
           ...["-vf", "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "passthrough"],
-          ...H264,
+          ...[...H264, "-c:a", "aac"],
           out(FILES.vfr),
         ]),
     ],
@@ -201,6 +202,8 @@ describe("variable frame rate", () => {
     // Frame 30 is the first of the slow part: at 1 s, the next 0.1 s later (not 1/30 s).
     expect(times[30]).toBeCloseTo(1, 2);
     expect(times[31]! - times[30]!).toBeCloseTo(0.1, 2);
+    // The audio is untouched by the video's timing (the options are the video stream's only).
+    expect(await decodedSeconds(file)).toBeGreaterThan(3.8);
   });
 });
 

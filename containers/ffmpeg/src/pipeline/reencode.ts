@@ -35,4 +35,4 @@ export function squarePixels(video: VideoInfo): string[] {
  * 50, 60 fps) and milliseconds exactly, and any other time to 11 µs. ("-1", the source stream's, does not reach the output
  * of a filtergraph with two inputs, the watermark's.)
  */
-export const KEEP_FRAME_TIMES = ["-fps_mode", "vfr", "-enc_time_base", "1:90000"] as const;
+export const KEEP_FRAME_TIMES = ["-fps_mode:v", "vfr", "-enc_time_base:v", "1:90000"] as const;
