@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import {
@@ -19,6 +19,9 @@ import {
   startTestEngine,
   type TestEngine,
 } from "./support/engine.ts";
+
+// Each case runs two or three ffmpeg processes over a few seconds of video: generous for a loaded machine.
+vi.setConfig({ testTimeout: 300_000 });
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
