@@ -30,9 +30,10 @@ export function squarePixels(video: VideoInfo): string[] {
 /**
  * Output options that keep every frame at its source time: ffmpeg 5.1's default for MP4 is a constant rate
  * (frames of a variable-rate phone or screen recording dropped or repeated); `vfr` passes frames through
- * (dropping only those with the same time). The encoder's time base would be 1/(average rate), onto which
+ * (dropping only those with the same time). `-vsync` (video only) rather than 5.1's `-fps_mode`, which
+ * the npm-shipped 2018 build does not know. The encoder's time base would be 1/(average rate), onto which
  * several frame times round; 1/90000 s holds the frame times of the usual rates (24, 25, 30, 30000/1001,
  * 50, 60 fps) and milliseconds exactly, and any other time to 11 µs. ("-1", the source stream's, does not reach the output
  * of a filtergraph with two inputs, the watermark's.)
  */
-export const KEEP_FRAME_TIMES = ["-fps_mode:v", "vfr", "-enc_time_base:v", "1:90000"] as const;
+export const KEEP_FRAME_TIMES = ["-vsync", "vfr", "-enc_time_base:v", "1:90000"] as const;
