@@ -5,7 +5,14 @@
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { audioCopyContainer, CONTAINERS, type Container, opusLayoutArgs } from "./containers.ts";
-import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import {
+  emptyOutput,
+  type Input,
+  type JobContext,
+  outputPath,
+  type PreparedJob,
+  preferSourceError,
+} from "./job.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
 
@@ -110,6 +117,10 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     p.format === "original"
       ? await copiedAudioDuration(out, container.format, ctx.config.binaries, ctx.signal)
       : (await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal)).duration;
+  if (measured === null || measured === undefined || measured <= 0) {
+    // A copy of audio that does not decode, or an encode of a stream that holds no samples.
+    throw emptyOutput(input, "the source's audio stream holds no decodable audio");
+  }
   return {
     kind: "file" as const,
     path: out,
@@ -117,7 +128,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     result: {
       format: container.format,
       size_bytes: size,
-      duration: roundSec(measured ?? duration ?? 0),
+      duration: roundSec(measured),
     },
   };
 }

@@ -82,10 +82,11 @@ async function extract(ctx: JobContext, input: Input, p: CoverParams, time: numb
     alpha && (video.codec === "vp9" || video.codec === "vp8")
       ? ["-c:v", video.codec === "vp9" ? "libvpx-vp9" : "libvpx"]
       : [];
+  // Images are shown pixel for pixel (browsers ignore a JPEG's pixel density): square pixels at the size.
   const filters =
-    size.width === video.width && size.height === video.height
+    size.width === video.codedWidth && size.height === video.codedHeight && video.sar === 1
       ? []
-      : ["-vf", `scale=${size.width}:${size.height}`];
+      : ["-vf", `scale=${size.width}:${size.height},setsar=1`];
   await ctx
     .runFfmpeg(
       [

@@ -217,6 +217,39 @@ export async function packetSpan(
   return exit.code === 0 && timeBase > 0 && end > first ? (end - first) * timeBase : null;
 }
 
+/**
+ * Seconds of audio the stream `map` decodes to (what a player plays: edit lists, pre-skip and end trimming
+ * applied, gaps in the timestamps not counted), or null when nothing decodes.
+ */
+export async function decodedSeconds(
+  bin: string,
+  inputArgs: readonly string[],
+  map: string,
+  signal: AbortSignal,
+): Promise<number | null> {
+  let timeBase = 0;
+  let samples = 0;
+  const args = [
+    ...FFMPEG_BASE_ARGS,
+    ...inputArgs,
+    "-map",
+    map,
+    "-c:a",
+    "pcm_s16le",
+    "-f",
+    "framecrc",
+    "pipe:1",
+  ];
+  const exit = await run(bin, args, signal, (line) => {
+    const tb = /^#tb 0: (\d+)\/(\d+)$/.exec(line);
+    if (tb !== null) timeBase = Number(tb[1]) / Number(tb[2]);
+    // stream, dts, pts, duration (samples for PCM at 1/sample_rate), size, crc
+    const m = /^0,\s*-?\d+,\s*-?\d+,\s*(\d+),/.exec(line);
+    if (m !== null) samples += Number(m[1]);
+  });
+  return exit.code === 0 && timeBase > 0 && samples > 0 ? samples * timeBase : null;
+}
+
 /** An ffmpeg started ahead of its job (warm-ffmpeg.ts), waiting on its input. */
 export interface WarmFfmpeg {
   child: ChildProcess;
@@ -263,6 +296,8 @@ export interface ProbeStream {
   codec_name?: string;
   width?: number;
   height?: number;
+  /** "num:den"; absent or "0:1" when the pixels are square or unknown. */
+  sample_aspect_ratio?: string;
   pix_fmt?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;

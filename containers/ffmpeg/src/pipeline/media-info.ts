@@ -4,9 +4,17 @@ import type { ProbeOutput, ProbePacket, ProbeStream } from "./ffmpeg.ts";
 export interface VideoInfo {
   index: number;
   codec: string;
-  /** Display size (rotation applied). */
+  /**
+   * Display size: what a player shows, the sample aspect ratio and rotation applied (decisions.md "Pixel
+   * aspect ratio"): a 352×288 frame with pixels 63:44 wide is shown 504×288.
+   */
   width: number;
   height: number;
+  /** Coded size of a frame, rotation applied (equal to the display size when the pixels are square). */
+  codedWidth: number;
+  codedHeight: number;
+  /** Width/height of one coded pixel (1: square). */
+  sar: number;
   /** Reduced average frame rate, e.g. "30000/1001". */
   fps: string;
   fpsValue: number;
@@ -66,6 +74,21 @@ function rotation(stream: ProbeStream): number {
   return Number.isFinite(tag) ? tag : 0;
 }
 
+/** The width/height ratio of one pixel ("63:44"); 1 when absent, unknown ("0:1") or invalid. */
+export function sampleAspect(sar: string | undefined): number {
+  const m = /^(\d+):(\d+)$/.exec(sar ?? "");
+  const value = m === null ? 0 : Number(m[1]) / Number(m[2]);
+  return Number.isFinite(value) && value > 0 ? value : 1;
+}
+
+/**
+ * The size a player shows a `width`×`height` frame of pixels `sar` wide at: the height kept, the width
+ * stretched (the MP4 track header's and Matroska's display width), rounded to whole pixels.
+ */
+export function displaySize(width: number, height: number, sar: number): { width: number; height: number } {
+  return { width: Math.max(1, Math.round(width * sar)), height };
+}
+
 const num = (v: string | undefined): number | null => {
   const n = Number(v);
   return v !== undefined && v !== "N/A" && Number.isFinite(n) ? n : null;
@@ -84,11 +107,16 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
     const quarter = Math.abs(rotation(videoStream)) % 180 === 90;
     const w = videoStream.width ?? 0;
     const h = videoStream.height ?? 0;
+    const sar = sampleAspect(videoStream.sample_aspect_ratio);
+    const shown = displaySize(w, h, sar);
     video = {
       index: videoStream.index,
       codec: videoStream.codec_name ?? "unknown",
-      width: quarter ? h : w,
-      height: quarter ? w : h,
+      width: quarter ? shown.height : shown.width,
+      height: quarter ? shown.width : shown.height,
+      codedWidth: quarter ? h : w,
+      codedHeight: quarter ? w : h,
+      sar,
       fps,
       fpsValue: (n ?? 0) / (d || 1),
       hasAlpha: hasAlpha(videoStream),
@@ -105,8 +133,13 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
           channels: audioStream.channels ?? 0,
           ...(audioStream.channel_layout === undefined ? {} : { layout: audioStream.channel_layout }),
         };
+  // A duration of 0 says nothing (an AVI whose only frame does not decode states 0): unknown, like none.
+  const positive = (v: string | undefined) => {
+    const n = num(v);
+    return n !== null && n > 0 ? n : null;
+  };
   const duration =
-    num(probe.format?.duration) ?? num(videoStream?.duration) ?? num(audioStream?.duration) ?? null;
+    positive(probe.format?.duration) ?? positive(videoStream?.duration) ?? positive(audioStream?.duration);
   return {
     duration,
     startTime: num(probe.format?.start_time) ?? 0,

@@ -6,7 +6,7 @@
  * unusual (moov after mdat, unknown codecs, QuickTime sound versions, several edits) gives no guess at all.
  */
 import type { MediaInfo, VideoInfo } from "./media-info.ts";
-import { reduceRate } from "./media-info.ts";
+import { displaySize, reduceRate, sampleAspect } from "./media-info.ts";
 import { type Box, boxes, child, path, timing } from "./mp4-boxes.ts";
 
 const VIDEO_CODECS: Record<string, string> = {
@@ -185,6 +185,13 @@ function parseMoov(moov: Buffer): MediaInfo | null {
       const width = moov.readUInt16BE(entry.start + 24);
       const height = moov.readUInt16BE(entry.start + 26);
       if (video !== null || width === 0) continue;
+      // The pixel aspect ratio (pasp after the 78 bytes of the visual sample entry), as ffprobe applies it.
+      const pasp = [...boxes(moov, entry.start + 78, entry.end)].find((b) => b.type === "pasp");
+      const sar =
+        pasp === undefined
+          ? 1
+          : sampleAspect(`${moov.readUInt32BE(pasp.start)}:${moov.readUInt32BE(pasp.start + 4)}`);
+      const shown = displaySize(width, height, sar);
       let quarter = false;
       if (tkhd !== undefined) {
         const base = tkhd.start + (moov[tkhd.start] === 1 ? 36 : 24) + 16;
@@ -197,8 +204,11 @@ function parseMoov(moov: Buffer): MediaInfo | null {
       video = {
         index,
         codec,
-        width: quarter ? height : width,
-        height: quarter ? width : height,
+        width: quarter ? shown.height : shown.width,
+        height: quarter ? shown.width : shown.height,
+        codedWidth: quarter ? height : width,
+        codedHeight: quarter ? width : height,
+        sar,
         fps,
         fpsValue: (num ?? 0) / (den || 1),
         hasAlpha: false,

@@ -18,6 +18,7 @@ import {
 import { mediaInfo } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
+import { KEEP_FRAME_TIMES, squarePixels } from "./reencode.ts";
 
 interface TrimParams extends Window {
   mode: "accurate" | "fast";
@@ -89,11 +90,6 @@ function copyContainer(input: Input): Container {
   return CONTAINERS.mkv;
 }
 
-/** libx264 with yuv420p needs even dimensions. */
-export function evenScale(width: number, height: number): string[] {
-  return width % 2 === 0 && height % 2 === 0 ? [] : [`scale=${width - (width % 2)}:${height - (height % 2)}`];
-}
-
 async function run(ctx: JobContext, input: Input, p: TrimParams) {
   const { video, audio, duration } = input.info;
   if (video === null) throw unsupported("the source has no video stream");
@@ -125,12 +121,13 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
       "copy",
     ];
   } else {
-    const vf = evenScale(video.width, video.height);
+    const vf = squarePixels(video);
     args = [
       ...input.args(["-ss", sec(start)]),
       ...["-t", sec(end - start), ...maps],
       ...(vf.length > 0 ? ["-vf", vf.join(",")] : []),
       ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
+      ...KEEP_FRAME_TIMES,
       ...(audio === null ? [] : ["-c:a", "aac", "-b:a", "160k"]),
     ];
   }

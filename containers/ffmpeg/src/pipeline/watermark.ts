@@ -33,7 +33,7 @@ import {
   SECONDS,
   sec,
 } from "./params.ts";
-import { evenScale } from "./trim.ts";
+import { KEEP_FRAME_TIMES, reencodedSize, squarePixels } from "./reencode.ts";
 
 export const POSITIONS = [
   "top-left",
@@ -333,18 +333,12 @@ async function run(
     p.start === undefined && p.end === undefined
       ? ""
       : `:enable='between(t,${sec(p.start ?? 0)},${sec(p.end ?? 1e9)})'`;
-  const marked = await markGraph(
-    ctx,
-    p,
-    { label: `0:${video.index}`, width: video.width, height: video.height },
-    logo,
-    textMark,
-    { overlayFormat: "auto", enable },
-  );
+  // The mark goes on the picture as it is shown: square pixels at the display size, before it is drawn.
+  const square = squarePixels(video);
+  const frame = { label: square.length > 0 ? "shown" : `0:${video.index}`, ...reencodedSize(video) };
+  const marked = await markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable });
   const inputs = [...input.args(), ...marked.inputs];
-  let graph = marked.graph;
-  const even = evenScale(video.width, video.height);
-  graph += `${even.length > 0 ? `,${even.join(",")}` : ""},format=yuv420p[v]`;
+  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
   const out = outputPath(ctx, "mp4");
   const audioArgs =
     audio === null
@@ -360,6 +354,7 @@ async function run(
         ...inputs,
         ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
         ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
+        ...KEEP_FRAME_TIMES,
         ...CONTAINERS.mp4.options,
         ...["-f", "mp4", out],
       ],

@@ -161,9 +161,11 @@ async function checkCover(
     why.push("no image in the output");
     return;
   }
-  if (r.width !== v.width || r.height !== v.height) {
-    why.push(`size ${String(r.width)}×${String(r.height)} ≠ image ${v.width}×${v.height}`);
+  // Browsers show an image pixel for pixel (a JPEG's pixel density is ignored): square pixels expected.
+  if (r.width !== v.codedWidth || r.height !== v.codedHeight) {
+    why.push(`size ${String(r.width)}×${String(r.height)} ≠ image ${v.codedWidth}×${v.codedHeight}`);
   }
+  if (v.sar !== 1) why.push(`image pixels not square (${v.sar.toFixed(4)})`);
   checkAspect(src, v.displayAspect, why);
   const asked = run.params.time as number | undefined;
   const time = asked ?? (src.duration < 2 ? src.duration / 2 : 1);
@@ -213,9 +215,12 @@ async function checkVideo(
     why.push("no video stream in the output");
     return;
   }
+  // The size a player shows (pixel aspect ratio and rotation applied); a re-encode in square pixels.
   if (r.width !== v.width || r.height !== v.height) {
-    why.push(`size ${String(r.width)}×${String(r.height)} ≠ file ${v.width}×${v.height}`);
+    why.push(`size ${String(r.width)}×${String(r.height)} ≠ file shown ${v.width}×${v.height}`);
   }
+  const reencoded = run.op === "video.watermark" || run.params.mode !== "fast";
+  if (reencoded && v.sar !== 1) why.push(`re-encode's pixels not square (${v.sar.toFixed(4)})`);
   checkAspect(src, v.displayAspect, why);
   const shown = await videoPresented(bins, file);
   if (shown === null || shown.frames === 0) {

@@ -97,9 +97,17 @@ export function reduceRate(rate: string | undefined): string | null {
 export interface VideoFacts {
   index: number;
   codec: string;
-  /** Coded size with rotation applied (what the API reports as width/height). */
+  /**
+   * Size as a player shows it (what the API reports as width/height): the width stretched by the sample
+   * aspect ratio, rounded, then rotation applied.
+   */
   width: number;
   height: number;
+  /** Coded size with rotation applied (an image's pixels). */
+  codedWidth: number;
+  codedHeight: number;
+  /** Sample aspect ratio (1 for square pixels or none stated). */
+  sar: number;
   /** Width/height as shown: rotation and sample aspect ratio applied. */
   displayAspect: number;
   fps: string;
@@ -146,11 +154,15 @@ export function streamsFacts(p: Probed): StreamsFacts {
     const fps = reduceRate(v.avg_frame_rate) ?? reduceRate(v.r_frame_rate) ?? "0/1";
     const [fn, fd] = fps.split("/").map(Number);
     const tags = Object.entries(v.tags ?? {});
+    const shownW = Math.max(1, Math.round(w * sarValue));
     video = {
       index: v.index,
       codec: v.codec_name ?? "unknown",
-      width: quarter ? h : w,
-      height: quarter ? w : h,
+      width: quarter ? h : shownW,
+      height: quarter ? shownW : h,
+      codedWidth: quarter ? h : w,
+      codedHeight: quarter ? w : h,
+      sar: sarValue,
       displayAspect: quarter ? 1 / aspect : aspect,
       fps,
       fpsValue: (fn ?? 0) / (fd || 1),
