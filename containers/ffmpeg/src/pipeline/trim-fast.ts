@@ -101,7 +101,11 @@ function audioEncoding(input: Input, container: Container): string[] {
   if (container.muxer === "webm" && audio.codec !== "opus" && audio.codec !== "vorbis") {
     return ["-c:a", "libopus", "-b:a", "128k"];
   }
-  return audioCutEncoding(audio).codec;
+  const codec = audioCutEncoding(audio).codec;
+  // LAME's priming (1105 samples, 138 ms at 8 kHz) would start Matroska's audio before the video, which the
+  // muxer then shifts: FLAC has none, and Matroska holds it (AMR from a phone's 3GP, MP3 from an AVI).
+  if (container.muxer === "matroska" && codec.includes("libmp3lame")) return ["-c:a", "flac"];
+  return codec;
 }
 
 /** `codec` with the cut's filter put before any filter of its own (one -af per output). */
@@ -113,7 +117,8 @@ function withAudioFilter(filter: string, codec: readonly string[]): string[] {
 
 /**
  * Seconds the copied video presents, from its keyframe (at 0) to the end of its last frame; null when the
- * file holds frames before the keyframe (behind an edit list, or leading frames of an open GOP).
+ * file holds frames before that keyframe (an earlier keyframe, frames behind an edit list, leading frames of
+ * an open GOP) or times ffprobe cannot read (negative ones in Matroska).
  */
 async function copiedVideoSpan(ctx: JobContext, file: string): Promise<number | null> {
   const probe = await runFfprobe(
@@ -130,6 +135,9 @@ async function copiedVideoSpan(ctx: JobContext, file: string): Promise<number | 
   const times = packets.map((p) => Number(p.pts_time));
   if (times.some((t) => !Number.isFinite(t))) return null;
   const keyTime = times[0]!;
+  // The keyframe asked for sits at 0; anything before it (an earlier keyframe the seek landed on, frames
+  // an edit list hides) is more than the interval.
+  if (Math.abs(keyTime) > 0.002) return null;
   const hidden = packets.some((p, i) => (p.flags ?? "").includes("D") || times[i]! < keyTime - 0.001);
   if (hidden) return null;
   const sorted = [...times].sort((a, b) => a - b);
@@ -179,7 +187,9 @@ export async function copyCut(
       [
         ...input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]),
         ...["-t", sec(end - start), "-map", `0:${video.index}`, "-an", "-sn", "-dn", "-c", "copy"],
-        ...trimMuxOptions(container),
+        // Matroska shifts negative timestamps to 0 by default, which would hide that the seek landed on an
+        // earlier keyframe (a file without cues for it): kept negative, they are seen below.
+        ...(container.muxer === "mp4" ? trimMuxOptions(container) : ["-avoid_negative_ts", "disabled"]),
         ...["-f", container.muxer, videoFile],
       ],
       { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },

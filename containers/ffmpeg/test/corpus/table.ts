@@ -84,8 +84,8 @@ export const FAST_SUBSET = [
  */
 export const KNOWN_WRONG: Record<string, string> = {
   "edts.mp4 trim": "pixel aspect ratio: the result gives the display width (853), probe the coded one (854)",
-  "edts.mp4 trim fast": "pixel aspect ratio; the copied audio starts after the video keyframe",
+  "edts.mp4 trim fast":
+    "pixel aspect ratio: the result gives the display width (853), probe the coded one (854)",
   "edts.mp4 wm logo":
     "pixel aspect ratio: the result gives the display width (853), probe the coded one (854)",
-  "video.mp4 trim fast": "the copied audio starts after the video keyframe",
 };
