@@ -26,6 +26,8 @@ const SOURCES = {
   hiddenKey: "fast-hidden-key.mov",
   /** One video frame and 40 ms of audio (fixture-imovie.mp4). */
   oneFrame: "fast-one-frame.mp4",
+  /** Matroska written live (no cues): a seek lands on the first keyframe, not the one asked for (matroska-test5-short.mkv). */
+  noCues: "fast-no-cues.mkv",
 };
 
 async function ff(args: string[], out: string) {
@@ -64,6 +66,28 @@ beforeAll(async () => {
         ...["-frames:v", "1", "-t", "0.04", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac"],
       ],
       SOURCES.oneFrame,
+    );
+  }
+  if (!existsSync(fixturePath(SOURCES.noCues))) {
+    await ff(
+      [
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4", ...TONE],
+        ...[
+          ...H264,
+          "-g",
+          "24",
+          "-pix_fmt",
+          "yuv420p",
+          "-c:a",
+          "aac",
+          "-shortest",
+          "-f",
+          "matroska",
+          "-live",
+          "1",
+        ],
+      ],
+      SOURCES.noCues,
     );
   }
   engine = await startTestEngine();
@@ -133,6 +157,13 @@ describe("video.trim fast", () => {
       const video = (await videoPresented(bins, file, { ignoreEditlist }))!;
       expect(Math.abs(video.duration - 0.6)).toBeLessThanOrEqual(FRAME + 1e-3);
     }
+  });
+
+  test("a seek that lands before the keyframe asked for: re-encoded, not reported from the later one", async () => {
+    const { result, file } = await fastTrim(SOURCES.noCues, { start: 1.5, end: 2.5 });
+    expect(result).toMatchObject({ format: "mp4", start: 1.5, copied: false });
+    const video = (await videoPresented(bins, file))!;
+    expect(Math.abs(video.duration - 1)).toBeLessThanOrEqual(1 / 24 + 1e-3);
   });
 
   test("a one-frame video: its frame decodes", async () => {
