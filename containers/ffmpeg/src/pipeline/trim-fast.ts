@@ -115,16 +115,23 @@ function withAudioFilter(filter: string, codec: readonly string[]): string[] {
   return [...codec.slice(0, i), "-af", `${filter},${codec[i + 1]}`, ...codec.slice(i + 2)];
 }
 
+/** Packets read from the head of a copy, and seconds from its tail, to measure it. */
+const HEAD_PACKETS = 64;
+const TAIL_SECONDS = 5;
+
 /**
  * Seconds the copied video presents, from its keyframe (at 0) to the end of its last frame; null when the
  * file holds frames before that keyframe (an earlier keyframe, frames behind an edit list, leading frames of
  * an open GOP) or times ffprobe cannot read (negative ones in Matroska).
  */
-async function copiedVideoSpan(ctx: JobContext, file: string): Promise<number | null> {
+async function copiedVideoSpan(ctx: JobContext, file: string, length: number): Promise<number | null> {
+  // Only the head (where frames before the keyframe would be) and the tail (whose packets hold the last
+  // frame, reordered or not): a long copy's every packet would outgrow the probe's output limit.
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
       ...["-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time,flags"],
+      ...["-read_intervals", `%+#${HEAD_PACKETS},${sec(Math.max(0, length - TAIL_SECONDS))}%`],
       ...["-protocol_whitelist", "file", `file:${file}`],
     ],
     ctx.signal,
@@ -195,7 +202,7 @@ export async function copyCut(
       { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
     )
     .catch((err: unknown) => preferSourceError(input, err));
-  const span = await copiedVideoSpan(ctx, videoFile);
+  const span = await copiedVideoSpan(ctx, videoFile, end - start);
   if (span === null || span <= 0) return null;
   if (audio === null) return { path: out, container, start };
 
