@@ -114,7 +114,10 @@ export interface EngineResult {
   /** seconds; fast trim reports the keyframe it actually started at */
   start?: number;
   end?: number;
-  /** audio.trim: true when the window was stream-copied, false when it was re-encoded to cut exactly */
+  /**
+   * audio.trim: true when the window was stream-copied, false when it was re-encoded to cut exactly.
+   * video.trim: true when the video was stream-copied from a keyframe (fast), false when it was re-encoded.
+   */
   copied?: boolean;
 }
 

@@ -9,7 +9,7 @@ const params = z
     ...trimShape,
     mode: z.enum(["accurate", "fast"]).optional().openapi({
       description:
-        "accurate (default): re-encoded, frame-exact. fast: stream copy from the keyframe at or before start; the result reports the actual start.",
+        "accurate (default): re-encoded, frame-exact. fast: the video stream-copied from the keyframe at or before start (the result reports that keyframe as start) and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false).",
     }),
   })
   .superRefine(trimWindow)
@@ -23,6 +23,16 @@ export const videoTrim = defineOperation({
   cost: 2,
   params,
   example: { start: 5, duration: 10, mode: "accurate" },
-  result: z.object({ ...fileResultShape, ...dimensionsShape, ...trimResultShape }).openapi("VideoTrimResult"),
+  result: z
+    .object({
+      ...fileResultShape,
+      ...dimensionsShape,
+      ...trimResultShape,
+      copied: z.boolean().openapi({
+        description:
+          "true when the video was stream-copied from a keyframe (fast; its audio re-encoded to exactly the copied video's interval); false when the cut was re-encoded (accurate, or a fast cut whose keyframe lies before the source's presented start, which a copy cannot present exactly).",
+      }),
+    })
+    .openapi("VideoTrimResult"),
   run: (ctx, sourceUrl, p) => runOnEngine(ctx, "video.trim", "video", sourceUrl, p),
 });

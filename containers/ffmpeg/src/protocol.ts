@@ -101,7 +101,10 @@ export interface EngineResult {
   duration?: number;
   start?: number;
   end?: number;
-  /** audio.trim: the stream was copied (the window is the whole stream), not cut by re-encoding. */
+  /**
+   * audio.trim: the stream was copied (the window is the whole stream), not cut by re-encoding. video.trim:
+   * the video was copied from a keyframe (`fast`; its audio is re-encoded to the same interval), not re-encoded.
+   */
   copied?: boolean;
 }
 

@@ -88,7 +88,7 @@ async function run(engine: TestEngine, type: string, source: string, params: Rec
 }
 
 const RELAY_URL = /^http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]{48}$/;
-const WARM_OUTPUT = /\/warm-[^/]+\/output\.\w+$/;
+const WARM_OUTPUT = /\/warm-[^/]+\/\w+\.\w+$/;
 const inputOf = (args: readonly string[]) => args[args.indexOf("-i") + 1];
 /** A command line without its source, the source's protocol whitelist and its output path. */
 const shape = (args: readonly string[]) => {

@@ -857,7 +857,7 @@ export interface components {
       /** @description Length in seconds; or give end. */
       duration?: number;
       /**
-       * @description accurate (default): re-encoded, frame-exact. fast: stream copy from the keyframe at or before start; the result reports the actual start.
+       * @description accurate (default): re-encoded, frame-exact. fast: the video stream-copied from the keyframe at or before start (the result reports that keyframe as start) and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false).
        * @enum {string}
        */
       mode?: "accurate" | "fast";
@@ -1136,6 +1136,8 @@ export interface components {
       /** @description Actual start (fast mode: the keyframe at or before the asked start). */
       start: number;
       end: number;
+      /** @description true when the video was stream-copied from a keyframe (fast; its audio re-encoded to exactly the copied video's interval); false when the cut was re-encoded (accurate, or a fast cut whose keyframe lies before the source's presented start, which a copy cannot present exactly). */
+      copied: boolean;
     };
     /**
      * @example {

@@ -1,0 +1,226 @@
+/**
+ * video.trim `fast`: the video stream copied from the keyframe at or before `start`, and the audio cut to
+ * exactly the interval that copied video presents.
+ *
+ * A stream copy of the audio cannot follow the video: ffmpeg drops the audio packets before the asked time
+ * (so the audio starts frames after the keyframe), cuts audio and video by decode time (so a B-frame video
+ * ends frames after its audio) and keeps whole packets. So the video is copied first, its presented span
+ * measured on the file, and the audio of exactly that span re-encoded beside it (in the source's codec where
+ * the container holds it). A copy that would hold frames from before the keyframe (a keyframe hidden behind
+ * the source's edit list, open-GOP leading frames) presents more than the interval to a player that ignores
+ * edit lists: then there is nothing exact to copy and the caller re-encodes.
+ */
+import path from "node:path";
+import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
+import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
+import { type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
+import { mediaInfo } from "./media-info.ts";
+import { sec } from "./params.ts";
+
+/** Packets read after seeking to find the keyframe at or before start. */
+const KEYFRAME_SCAN = "+#64";
+
+export function keyframeProbeArgs(absoluteStart: number): string[] {
+  return [
+    "-show_packets",
+    "-show_entries",
+    "packet=stream_index,pts_time,flags",
+    "-read_intervals",
+    `${sec(absoluteStart)}%${KEYFRAME_SCAN}`,
+  ];
+}
+
+/** Seeks to the last keyframe at or before start: the first video packet ffprobe reads after its seek. */
+async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number): Promise<number> {
+  const video = input.info.video!;
+  const { keyframes } = input.info;
+  if (keyframes !== undefined && input.info.startTime === 0) {
+    // Read from the MP4 index (a guess, see speculate.ts): like ffprobe's seek, by decode time.
+    const key = keyframes.filter((k) => k.dts <= start + 1e-9).at(-1);
+    return key === undefined ? start : Math.min(start, Math.max(0, key.pts));
+  }
+  let packets = input.info.packets;
+  if (input.info.startTime !== 0 || packets.length === 0) {
+    // The first probe assumed the file starts at 0; ask again with the real origin.
+    const probe = await runFfprobe(
+      ctx.config.binaries.ffprobe,
+      [...keyframeProbeArgs(start + input.info.startTime), ...input.args()],
+      ctx.signal,
+    );
+    packets = mediaInfo(probe).packets;
+  }
+  const key = packets.find((p) => p.stream_index === video.index && (p.flags ?? "").startsWith("K"));
+  const pts = Number(key?.pts_time);
+  if (key === undefined || !Number.isFinite(pts)) return start;
+  return Math.min(start, Math.max(0, pts - input.info.startTime));
+}
+
+/** Codecs the MP4 muxer takes as they are (no PCM, H.263, AMR, …; FLAC in MP4 is still experimental in 5.1). */
+const MP4_CODECS = new Set([
+  "h264",
+  "hevc",
+  "av1",
+  "vp9",
+  "mpeg4",
+  "mjpeg",
+  "aac",
+  "mp3",
+  "alac",
+  "opus",
+  "ac3",
+  "eac3",
+]);
+
+/**
+ * The container a stream copy goes into: the source's family when it holds the copied codecs (MP4 for
+ * MP4/MOV/3GP, WebM for WebM), Matroska otherwise (it holds them all: a camera's MJPEG with PCM, a phone's
+ * H.263 with AMR).
+ */
+function copyContainer(input: Input): Container {
+  const codecs = [input.info.video?.codec, input.info.audio?.codec].filter((c) => c !== undefined);
+  if (input.sniffed.demuxer === "mov" && codecs.every((c) => MP4_CODECS.has(c))) return CONTAINERS.mp4;
+  if (input.sniffed.format === "webm") return CONTAINERS.webm;
+  return CONTAINERS.mkv;
+}
+
+/**
+ * Muxer options of a trim: an MP4's B-frames get negative composition offsets (ctts version 1) instead of an
+ * edit list, so a player that ignores edit lists shows the first frame at 0 as well.
+ */
+export function trimMuxOptions(container: Container): string[] {
+  return container.muxer === "mp4" ? ["-movflags", "+faststart+negative_cts_offsets"] : container.options;
+}
+
+/**
+ * The encoder of the cut audio: the source's codec where the container holds it (audio.trim's choice),
+ * else the container's usual one (AAC in MP4, Opus in WebM).
+ */
+function audioEncoding(input: Input, container: Container): string[] {
+  const audio = input.info.audio!;
+  if (container.muxer === "mp4" && !MP4_CODECS.has(audio.codec)) return ["-c:a", "aac", "-b:a", "192k"];
+  if (container.muxer === "webm" && audio.codec !== "opus" && audio.codec !== "vorbis") {
+    return ["-c:a", "libopus", "-b:a", "128k"];
+  }
+  const codec = audioCutEncoding(audio).codec;
+  // LAME's priming (1105 samples, 138 ms at 8 kHz) would start Matroska's audio before the video, which the
+  // muxer then shifts: FLAC has none, and Matroska holds it (AMR from a phone's 3GP, MP3 from an AVI).
+  if (container.muxer === "matroska" && codec.includes("libmp3lame")) return ["-c:a", "flac"];
+  return codec;
+}
+
+/** `codec` with the cut's filter put before any filter of its own (one -af per output). */
+function withAudioFilter(filter: string, codec: readonly string[]): string[] {
+  const i = codec.indexOf("-af");
+  if (i < 0) return ["-af", filter, ...codec];
+  return [...codec.slice(0, i), "-af", `${filter},${codec[i + 1]}`, ...codec.slice(i + 2)];
+}
+
+/** Packets read from the head of a copy, and seconds from its tail, to measure it. */
+const HEAD_PACKETS = 64;
+const TAIL_SECONDS = 5;
+
+/**
+ * Seconds the copied video presents, from its keyframe (at 0) to the end of its last frame; null when the
+ * file holds frames before that keyframe (an earlier keyframe, frames behind an edit list, leading frames of
+ * an open GOP) or times ffprobe cannot read (negative ones in Matroska).
+ */
+async function copiedVideoSpan(ctx: JobContext, file: string, length: number): Promise<number | null> {
+  // Only the head (where frames before the keyframe would be) and the tail (whose packets hold the last
+  // frame, reordered or not): a long copy's every packet would outgrow the probe's output limit.
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time,flags"],
+      ...["-read_intervals", `%+#${HEAD_PACKETS},${sec(Math.max(0, length - TAIL_SECONDS))}%`],
+      ...["-protocol_whitelist", "file", `file:${file}`],
+    ],
+    ctx.signal,
+  );
+  const packets = (probe.packets ?? []) as (ProbePacket & { duration_time?: string })[];
+  const first = packets[0];
+  if (first === undefined || !(first.flags ?? "").startsWith("K")) return null;
+  const times = packets.map((p) => Number(p.pts_time));
+  if (times.some((t) => !Number.isFinite(t))) return null;
+  const keyTime = times[0]!;
+  // The keyframe asked for sits at 0; anything before it (an earlier keyframe the seek landed on, frames
+  // an edit list hides) is more than the interval.
+  if (Math.abs(keyTime) > 0.002) return null;
+  const hidden = packets.some((p, i) => (p.flags ?? "").includes("D") || times[i]! < keyTime - 0.001);
+  if (hidden) return null;
+  const sorted = [...times].sort((a, b) => a - b);
+  const last = sorted.at(-1)!;
+  const lastPacket = packets[times.indexOf(last)]!;
+  const gap = sorted.length > 1 ? last - sorted.at(-2)! : 0;
+  const lastDuration = Number(lastPacket.duration_time);
+  return last + (Number.isFinite(lastDuration) && lastDuration > 0 ? lastDuration : gap) - keyTime;
+}
+
+/** Seeking this far past the keyframe (and shifting back by as much) can never land on the keyframe before it. */
+const PAST_KEY = 0.001;
+
+/**
+ * Seconds of audio decoded before the cut and dropped: a decoder that starts cold at a seek point outputs a
+ * faded first frame (as in audio-trim.ts).
+ */
+const AUDIO_PREROLL = 0.5;
+
+export interface Cut {
+  path: string;
+  container: Container;
+  /** The keyframe the copy starts at, seconds from the source's presented start. */
+  start: number;
+}
+
+/**
+ * The fast cut of [start, end) into the job's output file; null when a copy cannot present exactly what it
+ * reports (see the top of this file), and the caller re-encodes.
+ */
+export async function copyCut(
+  ctx: JobContext,
+  input: Input,
+  askedStart: number,
+  end: number,
+): Promise<Cut | null> {
+  const video = input.info.video!;
+  const { audio } = input.info;
+  const start = await keyframeAtOrBefore(ctx, input, askedStart);
+  const container = copyContainer(input);
+  const out = outputPath(ctx, container.ext);
+  const videoFile = audio === null ? out : path.join(ctx.dir, `video.${container.ext}`);
+  // Seek a hair past the keyframe, and shift the timestamps back by as much: the keyframe lands at 0, not a
+  // millisecond before it (where an MP4 edit list would hide it and show the frame after it first).
+  await ctx
+    .runFfmpeg(
+      [
+        ...input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]),
+        ...["-t", sec(end - start), "-map", `0:${video.index}`, "-an", "-sn", "-dn", "-c", "copy"],
+        // Matroska shifts negative timestamps to 0 by default, which would hide that the seek landed on an
+        // earlier keyframe (a file without cues for it): kept negative, they are seen below.
+        ...(container.muxer === "mp4" ? trimMuxOptions(container) : ["-avoid_negative_ts", "disabled"]),
+        ...["-f", container.muxer, videoFile],
+      ],
+      { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
+  const span = await copiedVideoSpan(ctx, videoFile, end - start);
+  if (span === null || span <= 0) return null;
+  if (audio === null) return { path: out, container, start };
+
+  const seek = Math.max(0, start - AUDIO_PREROLL);
+  const cut = `atrim=start=${sec(start - seek)}:duration=${sec(span)},asetpts=PTS-STARTPTS`;
+  await ctx
+    .runFfmpeg(
+      [
+        ...["-f", container.muxer === "mp4" ? "mov" : "matroska"],
+        ...["-protocol_whitelist", "file", "-i", `file:${videoFile}`],
+        ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
+        ...["-map", "0:v:0", "-map", `1:${audio.index}`, "-sn", "-dn", "-c:v", "copy"],
+        ...withAudioFilter(cut, audioEncoding(input, container)),
+        ...trimMuxOptions(container),
+        ...["-f", container.muxer, out],
+      ],
+      { signal: ctx.signal, durationSec: span },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
+  return { path: out, container, start };
+}

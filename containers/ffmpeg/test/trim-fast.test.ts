@@ -1,0 +1,176 @@
+/**
+ * video.trim `fast` presents exactly the interval it reports (issue 12), in players that honour the MP4 edit
+ * list and in those that ignore it: the video copied from the keyframe at or before `start`, the audio
+ * covering the same interval (it used to start at the asked time, frames after the keyframe, and end before a
+ * B-frame video did), no frame hidden behind an edit list (the keyframe used to land a millisecond before 0,
+ * where the edit list hid it), and a source whose keyframe lies behind its own edit list re-encoded instead.
+ * The sources are generated here in the shapes of the corpus files that showed each defect.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import { audioPresented, videoPresented } from "./corpus/measure.ts";
+import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { rampAmplitude } from "./support/media-codecs.ts";
+
+const exec = promisify(execFile);
+const bins = resolveBinaries(process.env);
+
+const SOURCES = {
+  /** H.264 with B-frames (keyframe every second, 30 fps) + AAC whose loudness grows with time, 4 s (video.mp4). */
+  bframes: "fast-bframes.mp4",
+  /** The same cut by a stream copy from 0.5 s: its only keyframe lies behind its edit list (fixture.mov). */
+  hiddenKey: "fast-hidden-key.mov",
+  /** One video frame and 40 ms of audio (fixture-imovie.mp4). */
+  oneFrame: "fast-one-frame.mp4",
+  /** Matroska written live (no cues): a seek lands on the first keyframe, not the one asked for (matroska-test5-short.mkv). */
+  noCues: "fast-no-cues.mkv",
+};
+
+async function ff(args: string[], out: string) {
+  await exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args, fixturePath(out)]);
+}
+
+const TONE = [
+  "-f",
+  "lavfi",
+  "-i",
+  "aevalsrc=0.2*t*sin(2*PI*440*t)|0.2*t*sin(2*PI*440*t):c=stereo:s=48000:d=4",
+];
+const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "30", "-sc_threshold", "0"];
+
+let engine: TestEngine;
+beforeAll(async () => {
+  if (!existsSync(fixturePath(SOURCES.bframes))) {
+    await ff(
+      [
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=4", ...TONE],
+        ...[...H264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-shortest"],
+      ],
+      SOURCES.bframes,
+    );
+  }
+  if (!existsSync(fixturePath(SOURCES.hiddenKey))) {
+    await ff(
+      ["-ss", "0.5", "-i", fixturePath(SOURCES.bframes), "-t", "1", "-an", "-c", "copy"],
+      SOURCES.hiddenKey,
+    );
+  }
+  if (!existsSync(fixturePath(SOURCES.oneFrame))) {
+    await ff(
+      [
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=15", ...TONE],
+        ...["-frames:v", "1", "-t", "0.04", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac"],
+      ],
+      SOURCES.oneFrame,
+    );
+  }
+  if (!existsSync(fixturePath(SOURCES.noCues))) {
+    await ff(
+      [
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4", ...TONE],
+        ...[
+          ...H264,
+          "-g",
+          "24",
+          "-pix_fmt",
+          "yuv420p",
+          "-c:a",
+          "aac",
+          "-shortest",
+          "-f",
+          "matroska",
+          "-live",
+          "1",
+        ],
+      ],
+      SOURCES.noCues,
+    );
+  }
+  engine = await startTestEngine();
+});
+afterAll(() => engine.close());
+
+async function fastTrim(source: string, params: Record<string, unknown>) {
+  const res = await engine.job("video.trim", {
+    source_url: media(source),
+    params: { ...params, mode: "fast" },
+  });
+  if (res.status !== 200) throw new Error(`video.trim answered ${res.status}: ${await res.text()}`);
+  const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+  const file = await saveBody(res, `fast.${result.format}`);
+  return { result, file };
+}
+
+/** RMS of the first channel over [from, from + length) seconds of a file as decoded. */
+async function rms(file: string, from: number, length: number): Promise<number> {
+  const { stdout } = await exec(
+    bins.ffmpeg,
+    [
+      ...["-v", "error", "-i", file, "-af", `pan=mono|c0=c0,atrim=${from}:${from + length}`],
+      ...["-ar", "48000", "-f", "f32le", "pipe:1"],
+    ],
+    { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 },
+  );
+  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.length / 4);
+  return Math.sqrt(samples.reduce((s, x) => s + x * x, 0) / samples.length);
+}
+
+const FRAME = 1 / 30;
+/** One AAC frame at 48 kHz, and the encoder's priming a player that ignores the edit list hears. */
+const AAC_FRAME = 1024 / 48000;
+
+describe("video.trim fast", () => {
+  test("the audio covers the copied video's interval, from the keyframe", { timeout: 120_000 }, async () => {
+    const { result, file } = await fastTrim(SOURCES.bframes, { start: 1.5, end: 2.5 });
+    expect(result).toMatchObject({ format: "mp4", start: 1, copied: true, width: 320, height: 180 });
+    const video = (await videoPresented(bins, file))!;
+    const audio = (await audioPresented(bins, file))!;
+    // From the keyframe to at least the asked end (a copy ends on whole frames, B-frames after it).
+    expect(video.duration).toBeGreaterThanOrEqual(1.5 - FRAME);
+    expect(Math.abs(audio - video.duration)).toBeLessThanOrEqual(AAC_FRAME + 0.002);
+    expect(Math.abs((result.duration ?? 0) - video.duration)).toBeLessThanOrEqual(FRAME);
+    expect(result.end).toBeCloseTo(1 + (result.duration ?? 0), 3);
+    // The first audio is the source's at the keyframe (1 s), not at the asked 1.5 s.
+    const want = rampAmplitude(1.025) / Math.SQRT2;
+    expect(Math.abs((await rms(file, 0, 0.05)) / want - 1)).toBeLessThan(0.1);
+  });
+
+  test("no frame hides behind an edit list: the same video with it and without", async () => {
+    const { file } = await fastTrim(SOURCES.bframes, { start: 2.2, end: 3.1 });
+    const shown = (await videoPresented(bins, file))!;
+    const raw = (await videoPresented(bins, file, { ignoreEditlist: true }))!;
+    expect(raw.frames).toBe(shown.frames);
+    expect(raw.first).toBeCloseTo(0, 3);
+    expect(shown.first).toBeCloseTo(0, 3);
+    const rawAudio = (await audioPresented(bins, file, { ignoreEditlist: true }))!;
+    expect(rawAudio - (await audioPresented(bins, file))!).toBeLessThanOrEqual(2 * AAC_FRAME + 0.002);
+  });
+
+  test("a keyframe behind the source's edit list: re-encoded, exactly the window", async () => {
+    const { result, file } = await fastTrim(SOURCES.hiddenKey, { start: 0.2, end: 0.8 });
+    expect(result).toMatchObject({ format: "mp4", start: 0.2, copied: false });
+    for (const ignoreEditlist of [false, true]) {
+      const video = (await videoPresented(bins, file, { ignoreEditlist }))!;
+      expect(Math.abs(video.duration - 0.6)).toBeLessThanOrEqual(FRAME + 1e-3);
+    }
+  });
+
+  test("a seek that lands before the keyframe asked for: re-encoded, not reported from the later one", async () => {
+    const { result, file } = await fastTrim(SOURCES.noCues, { start: 1.5, end: 2.5 });
+    expect(result).toMatchObject({ format: "mp4", start: 1.5, copied: false });
+    const video = (await videoPresented(bins, file))!;
+    expect(Math.abs(video.duration - 1)).toBeLessThanOrEqual(1 / 24 + 1e-3);
+  });
+
+  test("a one-frame video: its frame decodes", async () => {
+    const { result, file } = await fastTrim(SOURCES.oneFrame, { start: 0.02, end: 0.04 });
+    expect(result).toMatchObject({ start: 0, copied: true });
+    const video = (await videoPresented(bins, file))!;
+    expect(video.frames).toBe(1);
+    expect((await videoPresented(bins, file, { ignoreEditlist: true }))!.frames).toBe(1);
+  });
+});
