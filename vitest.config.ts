@@ -31,7 +31,7 @@ const worker = defineProject({
     name: "worker",
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**"],
-    globalSetup: ["./test/global-setup.ts"],
+    globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,0 +1,119 @@
+import type { Rgba } from "../images/rgba";
+import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
+import { itemise, visualOrder } from "./layout";
+import { rasterise, renderSvg } from "./resvg";
+import { advancesFrom, markSvg, measureSvg, probes } from "./svg";
+
+/**
+ * A text watermark as pixels: the text shaped (rustybuzz), laid out in both directions (bidi) and drawn with
+ * the fonts it needs (docs/text-rendering.md). The same RGBA serves images (composited) and video (sent to the
+ * engine as a PNG overlay).
+ */
+export type TextMarkOptions = {
+  text: string;
+  /** Font size in pixels. */
+  size: number;
+  /** CSS colour. */
+  color: string;
+  /** 0..1, for the whole mark (fill, stroke and shadow together). */
+  opacity: number;
+  fontFamily: FontFamily;
+  fontWeight: FontWeight;
+  /** An outline of `width` pixels around each glyph, drawn under the fill. */
+  stroke?: { color: string; width: number };
+  /** A copy of the mark offset by (dx, dy) pixels under it, blurred by `blur` pixels (a CSS blur radius). */
+  shadow?: { color: string; dx: number; dy: number; blur?: number };
+  env: { FONTS?: R2Bucket };
+};
+
+/** Some characters are in no font of the chain (the API answers 400 naming them). */
+export class UndrawableTextError extends Error {
+  readonly characters: string[];
+  constructor(characters: string[]) {
+    super(`no font can draw ${characters.map((c) => JSON.stringify(c)).join(", ")}`);
+    this.name = "UndrawableTextError";
+    this.characters = characters;
+  }
+}
+
+/** Cropped to the ink (stroke and shadow included); undefined when nothing would be drawn (blank text). */
+export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
+  const text = options.text.replace(/\r\n?/g, "\n");
+  if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
+  const faces = await facesFor(text, options.fontFamily, options.fontWeight, options.env.FONTS);
+  const fonts = faces.map((face) => face.bytes);
+  const lines = text.split("\n").map((line) => itemise(line, faces));
+  const runs = lines.flat();
+  const measuring = measureSvg(probes(runs), options);
+  const measured = await renderSvg(measuring.svg, measuring.width, measuring.height, fonts);
+  const advances = advancesFrom(measured.pixels, measured.width, measuring.band, runs);
+  let next = 0;
+  const placed = lines.map((line) => {
+    const withAdvances = line.map((run) => ({ run, advance: advances[next++]! }));
+    const order = visualOrder(line);
+    return {
+      runs: order,
+      advances: order.map((run) => withAdvances.find((x) => x.run === run)!.advance),
+    };
+  });
+  const mark = markSvg(placed, options);
+  return (await rasterise(mark.svg, mark.width, mark.height, fonts)).image;
+}
+
+/** Characters that draw nothing and need no font: joiners, direction marks, variation selectors, tags. */
+const IGNORABLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single code points, each drawn by nothing
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e0fff}]/gu;
+
+/**
+ * The faces the text needs, in chain order: each character goes to the first face that has it (the bundled
+ * chain, then CJK from R2 only if something is still uncovered). resvg then gets only these, because it
+ * copies every font it is given into WASM and indexes it on each render.
+ */
+async function facesFor(
+  text: string,
+  family: FontFamily,
+  weight: FontWeight,
+  bucket: R2Bucket | undefined,
+): Promise<Face[]> {
+  const chain = bundledChain(family, weight);
+  const used = new Set<Face>([chain[0]!]);
+  let missing: string[] = [];
+  for (const character of new Set(text.replace(IGNORABLE, ""))) {
+    if (/\s/u.test(character)) continue;
+    const codePoint = character.codePointAt(0)!;
+    // Controls (other than the line breaks and tabs above) have no glyph anywhere and no place in SVG.
+    if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint < 0xa0)) {
+      missing.push(character);
+      continue;
+    }
+    const face = chain.find((candidate) => candidate.coverage.has(codePoint));
+    if (face) used.add(face);
+    else missing.push(character);
+  }
+  // resvg falls back through its fonts in the order given: keep the chain's order, CJK last.
+  const faces = chain.filter((face) => used.has(face));
+  if (missing.some(isCjkCandidate)) {
+    const cjk = await loadRemote(bucket, cjkFace(text, weight));
+    if (missing.some((character) => cjk.coverage.has(character.codePointAt(0)!))) faces.push(cjk);
+    missing = missing.filter((character) => !cjk.coverage.has(character.codePointAt(0)!));
+  }
+  if (missing.length > 0) throw new UndrawableTextError(missing);
+  return faces;
+}
+
+/** Worth reading the CJK collection for: it covers CJK scripts and symbols, not emoji or other scripts. */
+function isCjkCandidate(character: string): boolean {
+  const c = character.codePointAt(0)!;
+  return (
+    (c >= 0x1100 && c <= 0x11ff) ||
+    (c >= 0x2e80 && c <= 0x9fff) ||
+    (c >= 0xa960 && c <= 0xa97f) ||
+    (c >= 0xac00 && c <= 0xd7ff) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xfe30 && c <= 0xfe4f) ||
+    (c >= 0xff00 && c <= 0xffef) ||
+    (c >= 0x20000 && c <= 0x3ffff) ||
+    (c >= 0x2000 && c <= 0x2bff) // punctuation, arrows, shapes that Noto Sans may lack
+  );
+}
