@@ -33,16 +33,20 @@ export function itemise(line: string, faces: Face[]): Run[] {
     if (current && current.face === face) current.text += character;
     else runs.push({ text: character, face });
   }
-  // Spaces at a run's ends become runs of their own, placed by the bidi rules (between an Arabic and a Latin
-  // run in a right-to-left line they go with the line, not with the run that happened to hold them).
-  return runs.flatMap(({ text, face }) => {
-    const [, lead, core, trail] = text.match(/^(\s*)(.*?)(\s*)$/su)!;
-    const pieces: Run[] = [];
-    if (lead) pieces.push({ text: lead, face: faces[0]!, rtl: false, space: true });
-    if (core) pieces.push({ text: core, face, rtl: isRtl(core) });
-    if (trail) pieces.push({ text: trail, face: faces[0]!, rtl: false, space: true });
-    return pieces;
-  });
+  // Every word is a run and every stretch of spaces one of its own, placed by the bidi rules: resvg loses
+  // spaces inside some runs (a Thai run after SARA AM), and between an Arabic and a Latin word in a
+  // right-to-left line a space goes with the line, not with the run that happened to hold it.
+  return runs.flatMap(({ text, face }) =>
+    text
+      .split(/(\s+)/u)
+      .filter((piece) => piece !== "")
+      .map(
+        (piece): Run =>
+          /^\s+$/u.test(piece)
+            ? { text: piece, face: faces[0]!, rtl: false, space: true }
+            : { text: piece, face, rtl: isRtl(piece) },
+      ),
+  );
 }
 
 function strongDirection(text: string): "l" | "r" | undefined {
@@ -59,6 +63,12 @@ function isRtl(text: string): boolean {
 export function visualOrder(runs: Run[]): Run[] {
   const paragraphRtl = strongDirection(runs.map((r) => r.text).join("")) === "r";
   const direction = runs.map((run) => strongDirection(run.text));
+  // Digits after Arabic letters are Arabic numbers, ordered right to left with them (bidi rule W2).
+  let previous: string | undefined;
+  runs.forEach((run, i) => {
+    if (direction[i] === undefined && /\p{Nd}/u.test(run.text) && previous === "arabic") direction[i] = "r";
+    if (direction[i] !== undefined) previous = /\p{Script=Arabic}/u.test(run.text) ? "arabic" : direction[i];
+  });
   const resolved = direction.map((d, i) => {
     if (d) return d;
     const before = direction.slice(0, i).findLast((x) => x !== undefined);

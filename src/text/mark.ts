@@ -1,8 +1,8 @@
 import type { Rgba } from "../images/rgba";
 import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
-import { itemise, visualOrder } from "./layout";
+import { itemise, type Run, visualOrder } from "./layout";
 import { rasterise, renderSvg } from "./resvg";
-import { advancesFrom, markSvg, measureSvg, probes } from "./svg";
+import { advancesFrom, markSvg, measureSvg, type Paint, probeAdvances, probes } from "./svg";
 
 /**
  * A text watermark as pixels: the text shaped (rustybuzz), laid out in both directions (bidi) and drawn with
@@ -38,15 +38,13 @@ export class UndrawableTextError extends Error {
 
 /** Cropped to the ink (stroke and shadow included); undefined when nothing would be drawn (blank text). */
 export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
-  const text = options.text.replace(/\r\n?/g, "\n");
+  const text = decomposeSaraAm(options.text.replace(/\r\n?/g, "\n"));
   if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
   const faces = await facesFor(text, options.fontFamily, options.fontWeight, options.env.FONTS);
   const fonts = faces.map((face) => face.bytes);
   const lines = text.split("\n").map((line) => itemise(line, faces));
   const runs = lines.flat();
-  const measuring = measureSvg(probes(runs), options);
-  const measured = await renderSvg(measuring.svg, measuring.width, measuring.height, fonts);
-  const advances = advancesFrom(measured.pixels, measured.width, measuring.band, runs);
+  const advances = await measure(runs, options, fonts);
   let next = 0;
   const placed = lines.map((line) => {
     const withAdvances = line.map((run) => ({ run, advance: advances[next++]! }));
@@ -58,6 +56,42 @@ export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | u
   });
   const mark = markSvg(placed, options);
   return (await rasterise(mark.svg, mark.width, mark.height, fonts)).image;
+}
+
+/** Each distinct probe (see svg.ts) measured once, in renders of at most ~4 Mpx each. */
+async function measure(runs: Run[], paint: Paint, fonts: Uint8Array[]): Promise<number[]> {
+  const all = probes(runs);
+  const key = (run: Run) => `${run.face.family}\u0000${run.text}`;
+  const distinct = [...new Map(all.map((run) => [key(run), run])).values()];
+  const measured = new Map<string, number>();
+  let start = 0;
+  while (start < distinct.length) {
+    let end = start + 1;
+    const fits = (n: number) => {
+      const m = measureSvg(distinct.slice(start, n), paint);
+      return m.width * m.height <= 4_000_000;
+    };
+    while (end < distinct.length && fits(end + 1)) end++;
+    const chunk = distinct.slice(start, end);
+    const svg = measureSvg(chunk, paint);
+    const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
+    const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
+    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]!);
+    start = end;
+  }
+  return advancesFrom(
+    all.map((run) => measured.get(key(run))!),
+    runs,
+  );
+}
+
+/**
+ * Thai SARA AM as NIKHAHIT + SARA AA, the nikhahit before any tone mark: what HarfBuzz's Thai shaper does
+ * itself. rustybuzz 0.7 (inside resvg-wasm 2.6.2) decomposes it too but loses the SARA AA and the space after
+ * it; given the decomposed sequence it draws it right.
+ */
+function decomposeSaraAm(text: string): string {
+  return text.replace(/([\u0e48-\u0e4b]*)\u0e33/gu, "\u0e4d$1\u0e32");
 }
 
 /** Characters that draw nothing and need no font: joiners, direction marks, variation selectors, tags. */

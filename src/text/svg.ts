@@ -71,8 +71,8 @@ export function probes(runs: Run[]): Run[] {
   );
 }
 
-/** The advance of each run from the measuring render of `probes(runs)` (RGBA rows of `width` pixels). */
-export function advancesFrom(pixels: Uint8Array, width: number, band: number, runs: Run[]): number[] {
+/** The advance of each of `count` probes from their measuring render (RGBA rows of `width` pixels). */
+export function probeAdvances(pixels: Uint8Array, width: number, band: number, count: number): number[] {
   const centroid = (top: number): number => {
     let sum = 0;
     let weight = 0;
@@ -84,13 +84,13 @@ export function advancesFrom(pixels: Uint8Array, width: number, band: number, ru
       }
     return weight > 0 ? sum / weight : 0;
   };
-  const advance = (probe: number) => centroid(band * 2 * probe) - centroid(band * (2 * probe + 1));
+  return Array.from({ length: count }, (_, i) => centroid(band * 2 * i) - centroid(band * (2 * i + 1)));
+}
+
+/** Run advances from the advances of `probes(runs)`, in order. */
+export function advancesFrom(probed: number[], runs: Run[]): number[] {
   let probe = 0;
-  return runs.map((run) => {
-    if (!run.space) return advance(probe++);
-    const withSpaces = advance(probe++);
-    return withSpaces - advance(probe++);
-  });
+  return runs.map((run) => (run.space ? probed[probe++]! - probed[probe++]! : probed[probe++]!));
 }
 
 /** The mark: lines of runs in visual order with their advances, centred on a canvas with room for effects. */

@@ -3,17 +3,18 @@ import type { Rgba } from "../../src/images/rgba";
 /**
  * Perceptual comparison of two text renderings by different stacks: each image's alpha is cropped to its
  * ink, binarised (alpha ≥ 50 %), and area-averaged onto the same small grid (height `rows`, width from the
- * reference's aspect ratio), then compared by normalised cross-correlation (Pearson's r, 1 = same shape).
+ * reference's aspect ratio), blurred by one cell, then compared by normalised cross-correlation (Pearson's
+ * r, 1 = same shape).
  * Binarising and the coarse grid absorb anti-aliasing, hinting and sub-pixel differences; glyph shapes,
  * order, joining and missing glyphs (boxes) still change the grid.
  */
-export function inkSimilarity(image: Rgba, reference: Rgba, rows = 24): number {
+export function inkSimilarity(image: Rgba, reference: Rgba, rows = 16): number {
   const a = inkBox(image);
   const b = inkBox(reference);
   if (!a || !b) return 0;
   const columns = Math.max(4, Math.round((rows * b.width) / b.height));
-  const x = grid(image, a, columns, rows);
-  const y = grid(reference, b, columns, rows);
+  const x = blur(grid(image, a, columns, rows), columns, rows);
+  const y = blur(grid(reference, b, columns, rows), columns, rows);
   return correlation(x, y);
 }
 
@@ -46,6 +47,26 @@ function grid(image: Rgba, box: Box, columns: number, rows: number): Float64Arra
       count[cell]! += 1;
     }
   return sum.map((s, i) => (count[i]! > 0 ? s / count[i]! : 0));
+}
+
+/** A 3×3 box blur: a stroke one cell off still overlaps (spacing differs a little between shapers). */
+function blur(cells: Float64Array, columns: number, rows: number): Float64Array {
+  const out = new Float64Array(cells.length);
+  for (let y = 0; y < rows; y++)
+    for (let x = 0; x < columns; x++) {
+      let sum = 0;
+      let n = 0;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const yy = y + dy;
+          const xx = x + dx;
+          if (yy < 0 || yy >= rows || xx < 0 || xx >= columns) continue;
+          sum += cells[yy * columns + xx]!;
+          n++;
+        }
+      out[y * columns + x] = sum / n;
+    }
+  return out;
 }
 
 function correlation(x: Float64Array, y: Float64Array): number {
