@@ -58,8 +58,16 @@ export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | u
   return (await rasterise(mark.svg, mark.width, mark.height, fonts)).image;
 }
 
+/**
+ * Advances are measured at this size and scaled: resvg does not hint, so a run's advance is linear in the font
+ * size, and a small measuring canvas costs a fraction of one at the mark's size.
+ */
+const MEASURE_SIZE = 32;
+
 /** Each distinct probe (see svg.ts) measured once, in renders of at most ~4 Mpx each. */
-async function measure(runs: Run[], paint: Paint, fonts: Uint8Array[]): Promise<number[]> {
+async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<number[]> {
+  const paint = { ...mark, size: MEASURE_SIZE };
+  const scale = mark.size / MEASURE_SIZE;
   const all = probes(runs);
   const key = (run: Run) => `${run.face.family}\u0000${run.text}`;
   const distinct = [...new Map(all.map((run) => [key(run), run])).values()];
@@ -76,7 +84,7 @@ async function measure(runs: Run[], paint: Paint, fonts: Uint8Array[]): Promise<
     const svg = measureSvg(chunk, paint);
     const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
     const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
-    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]!);
+    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]! * scale);
     start = end;
   }
   return advancesFrom(
