@@ -7,15 +7,17 @@
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
  * second instance beside yours.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import { FONTS_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+const run = promisify(execFile);
 process.chdir(root);
 const port = Number(process.env.PORT ?? 8787);
 const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
@@ -31,16 +33,18 @@ const quietEnv = {
 const { vars, created } = ensureDevVars();
 if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
 
+// The font uploads (wrangler processes, mostly waiting) run while the migrations apply.
+const fontsSeeded = seedFonts();
+
 console.log("Applying local D1 migrations…");
 execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
   stdio: ["ignore", "ignore", "inherit"],
   env: { ...process.env, ...quietEnv, CI: "1" },
 });
-
-seedFonts();
+await fontsSeeded;
 
 /** The fonts too large for the bundle, into the local R2 bucket FONTS once per state directory and file. */
-function seedFonts() {
+async function seedFonts() {
   if (REMOTE_FONT_FILES.some((font) => !existsSync(font.path)) && process.getuid?.() === 0) {
     console.log(`Installing ${FONTS_PACKAGE} (CJK fonts for text watermarks)…`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
@@ -65,17 +69,17 @@ function seedFonts() {
     r2_buckets: { binding: string; bucket_name?: string }[];
   };
   const bucket = config.r2_buckets.find((b) => b.binding === "FONTS")?.bucket_name;
-  for (const font of REMOTE_FONT_FILES) {
+  const puts = REMOTE_FONT_FILES.map(async (font) => {
     if (!existsSync(font.path)) {
       console.warn(
         `${font.path} is missing (apt-get install ${FONTS_PACKAGE}): CJK text watermarks will fail.`,
       );
-      continue;
+      return;
     }
     const stamp = statSync(font.path).mtimeMs;
-    if (seeded[font.key] === stamp) continue;
+    if (seeded[font.key] === stamp) return;
     console.log(`Putting ${font.key} into the local FONTS bucket…`);
-    execFileSync(
+    await run(
       wrangler,
       [
         "r2",
@@ -88,11 +92,12 @@ function seedFonts() {
         "--persist-to",
         stateDir,
       ],
-      { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, ...quietEnv } },
+      { env: { ...process.env, ...quietEnv } },
     );
     seeded[font.key] = stamp;
-    writeFileSync(marker, JSON.stringify(seeded));
-  }
+  });
+  await Promise.all(puts);
+  writeFileSync(marker, JSON.stringify(seeded));
 }
 
 const children: ReturnType<typeof startGroup>[] = [];
