@@ -30,11 +30,38 @@ const worker = defineProject({
   test: {
     name: "worker",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**"],
+    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/text/**"],
     globalSetup: ["./test/global-setup.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+  },
+});
+
+/**
+ * Text rendering (src/text) in workerd: needs no engine, only the fonts and Pango references that
+ * test/text/fonts-server.ts serves from Node, so it has its own light global setup.
+ */
+const text = defineProject({
+  plugins: [
+    cloudflareTest({
+      remoteBindings: false,
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          ADMIN_TOKEN: "test-admin-token",
+          FILE_SIGNING_SECRET: "test-file-signing-secret",
+          ENGINE_SECRET: "test-engine-secret",
+        },
+      },
+    }),
+  ],
+  test: {
+    name: "text",
+    include: ["test/text/**/*.test.ts"],
+    globalSetup: ["./test/text/fonts-server.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });
 
@@ -80,5 +107,5 @@ const client = defineProject({
 });
 
 export default defineConfig({
-  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts, client] },
+  test: { projects: [worker, text, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts, client] },
 });

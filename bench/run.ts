@@ -9,6 +9,7 @@ import { startService } from "./lib/service.ts";
 import { operationBenchmarks } from "./operations.ts";
 import { signinHash } from "./signin-hash.ts";
 import { taskBenchmarks } from "./tasks.ts";
+import { textWatermark } from "./text-watermark.ts";
 
 const service = await startService();
 const trickle = await trickleServer();
@@ -36,6 +37,7 @@ try {
   if (!process.argv.includes("--auth-only")) {
     await operationBenchmarks(service);
     await taskBenchmarks(service);
+    await textWatermark();
   }
 } finally {
   trickle.close();

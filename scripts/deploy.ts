@@ -1,8 +1,9 @@
 /**
  * npm run deploy: an operator's deploy in one command, with wrangler's own commands (docs/deploy.md).
  *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain);
- *  2. creates the D1 database, the R2 bucket and the queues when they are absent, and writes the database's
- *     id into wrangler.toml;
+ *  2. creates the D1 database, the R2 buckets and the queues when they are absent, and writes the database's
+ *     id into wrangler.toml; uploads the fonts too large for the bundle (CJK, from Debian's fonts-noto-cjk)
+ *     into the FONTS bucket;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
  *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile).
@@ -15,12 +16,13 @@
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
+import { FONTS_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
@@ -113,8 +115,12 @@ const config = unstable_readConfig({ config: configPath }) as DeployConfig;
 const problems: string[] = [];
 const database = config.d1_databases.find((d) => d.binding === "DB");
 const bucket = config.r2_buckets.find((b) => b.binding === "FILES");
+const fontsBucket = config.r2_buckets.find((b) => b.binding === "FONTS");
 if (database?.database_name === undefined) problems.push("no D1 database bound as DB");
 if (bucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FILES");
+if (fontsBucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FONTS");
+for (const font of REMOTE_FONT_FILES)
+  if (!existsSync(font.path)) problems.push(`${font.path} is missing: apt-get install ${FONTS_PACKAGE}`);
 if (config.containers?.length !== 1) problems.push("expected one [[containers]] entry (the media engine)");
 if (String(config.vars.ENGINE_URL ?? "") !== "") {
   problems.push(
@@ -185,6 +191,27 @@ ensure(
   ["r2", "bucket", "info", bucket!.bucket_name!],
   ["r2", "bucket", "create", bucket!.bucket_name!],
 );
+
+step(`R2 bucket ${fontsBucket!.bucket_name} and its fonts`);
+ensure(
+  "R2 bucket",
+  ["r2", "bucket", "info", fontsBucket!.bucket_name!],
+  ["r2", "bucket", "create", fontsBucket!.bucket_name!],
+);
+// Uploaded on every deploy (~40 MB): a changed Debian package reaches production without a version check.
+for (const font of REMOTE_FONT_FILES) {
+  const put = [
+    "r2",
+    "object",
+    "put",
+    `${fontsBucket!.bucket_name}/${font.key}`,
+    "--file",
+    font.path,
+    "--remote",
+  ];
+  if (dryRun) console.log(`   would run: ${show(put)}`);
+  else run(put);
+}
 
 step(`Queues (${queues.length})`);
 for (const queue of queues) ensure(`queue ${queue}`, ["queues", "info", queue], ["queues", "create", queue]);

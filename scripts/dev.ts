@@ -1,18 +1,23 @@
 /**
  * npm run dev: the whole service on this machine.
  *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
- *  process, 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
+ *  process, 3b. the CJK fonts into the local FONTS bucket (src/text/remote-fonts.ts; Debian's fonts-noto-cjk,
+ *  installed with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
  * second instance beside yours.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
+import { unstable_readConfig } from "wrangler";
+import { FONTS_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+const run = promisify(execFile);
 process.chdir(root);
 const port = Number(process.env.PORT ?? 8787);
 const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
@@ -28,11 +33,72 @@ const quietEnv = {
 const { vars, created } = ensureDevVars();
 if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
 
+// The font uploads (wrangler processes, mostly waiting) run while the migrations apply.
+const fontsSeeded = seedFonts();
+
 console.log("Applying local D1 migrations…");
 execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
   stdio: ["ignore", "ignore", "inherit"],
   env: { ...process.env, ...quietEnv, CI: "1" },
 });
+await fontsSeeded;
+
+/** The fonts too large for the bundle, into the local R2 bucket FONTS once per state directory and file. */
+async function seedFonts() {
+  if (REMOTE_FONT_FILES.some((font) => !existsSync(font.path)) && process.getuid?.() === 0) {
+    console.log(`Installing ${FONTS_PACKAGE} (CJK fonts for text watermarks)…`);
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    try {
+      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE], {
+        stdio: "ignore",
+        env,
+      });
+    } catch {
+      execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
+      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE], {
+        stdio: "ignore",
+        env,
+      });
+    }
+  }
+  const marker = path.join(stateDir, "fonts-seeded.json");
+  const seeded = existsSync(marker)
+    ? (JSON.parse(readFileSync(marker, "utf8")) as Record<string, number>)
+    : {};
+  const config = unstable_readConfig({ config: "wrangler.toml" }) as {
+    r2_buckets: { binding: string; bucket_name?: string }[];
+  };
+  const bucket = config.r2_buckets.find((b) => b.binding === "FONTS")?.bucket_name;
+  const puts = REMOTE_FONT_FILES.map(async (font) => {
+    if (!existsSync(font.path)) {
+      console.warn(
+        `${font.path} is missing (apt-get install ${FONTS_PACKAGE}): CJK text watermarks will fail.`,
+      );
+      return;
+    }
+    const stamp = statSync(font.path).mtimeMs;
+    if (seeded[font.key] === stamp) return;
+    console.log(`Putting ${font.key} into the local FONTS bucket…`);
+    await run(
+      wrangler,
+      [
+        "r2",
+        "object",
+        "put",
+        `${bucket}/${font.key}`,
+        "--file",
+        font.path,
+        "--local",
+        "--persist-to",
+        stateDir,
+      ],
+      { env: { ...process.env, ...quietEnv } },
+    );
+    seeded[font.key] = stamp;
+  });
+  await Promise.all(puts);
+  writeFileSync(marker, JSON.stringify(seeded));
+}
 
 const children: ReturnType<typeof startGroup>[] = [];
 const shutdown = (code: number) => {

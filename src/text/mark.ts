@@ -1,73 +1,161 @@
-import FONT from "../../assets/fonts/DejaVuSans.ttf";
 import type { Rgba } from "../images/rgba";
-import { renderText } from "./render";
+import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
+import { itemise, type Run, visualOrder } from "./layout";
+import { rasterise, renderSvg } from "./resvg";
+import { advancesFrom, markSvg, measureSvg, type Paint, probeAdvances, probes } from "./svg";
 
 /**
- * The text-mark interface the watermark operations call (issue 17). THIS IS A STAND-IN written by the
- * callers' side (helper textA) so the image and video paths could be wired: helper textB owns src/text/ and
- * replaces the body (font chain by coverage, bundled + R2 fonts, families and weights, stroke, shadow,
- * multi-line layout, a real coverage check). Until then: one font (DejaVu Sans) for every family and weight,
- * one line ("\n" is a space), no stroke or shadow, and no coverage check (undrawable characters come out as
- * the font's missing glyph).
+ * A text watermark as pixels: the text shaped (rustybuzz), laid out in both directions (bidi) and drawn with
+ * the fonts it needs (docs/text-rendering.md). The same RGBA serves images (composited) and video (sent to the
+ * engine as a PNG overlay).
  */
-
 export type TextMarkOptions = {
-  /** "\n" starts a new line. */
   text: string;
-  /** Font size in px. */
+  /** Font size in pixels. */
   size: number;
-  /** "#RRGGBB" or "#RRGGBBAA"; the colour's alpha multiplies `opacity`. */
+  /** CSS colour. */
   color: string;
-  /** 0..1, baked into the returned bitmap's alpha. */
+  /** 0..1, for the whole mark (fill, stroke and shadow together). */
   opacity: number;
-  fontFamily: "sans" | "serif" | "mono";
-  fontWeight: "regular" | "bold";
-  /** Outline around the glyphs; width in px; colour as `color`. */
+  fontFamily: FontFamily;
+  fontWeight: FontWeight;
+  /** An outline of `width` pixels around each glyph, drawn under the fill. */
   stroke?: { color: string; width: number };
-  /** Offset copy under the glyphs; dx/dy/blur in px; colour as `color`. */
+  /** A copy of the mark offset by (dx, dy) pixels under it, blurred by `blur` pixels (a CSS blur radius). */
   shadow?: { color: string; dx: number; dy: number; blur?: number };
   env: { FONTS?: R2Bucket };
 };
 
-/** Some characters of the text are covered by no font of the chain. */
+/** Some characters are in no font of the chain (the API answers 400 naming them). */
 export class UndrawableTextError extends Error {
-  constructor(readonly characters: string[]) {
-    super(`No font can draw ${characters.join(" ")}`);
+  readonly characters: string[];
+  constructor(characters: string[]) {
+    super(`no font can draw ${characters.map((c) => JSON.stringify(c)).join(", ")}`);
     this.name = "UndrawableTextError";
+    this.characters = characters;
   }
 }
 
-/**
- * The mark as a straight-alpha RGBA bitmap cropped to the ink bounds (stroke and shadow included), opacity
- * applied; undefined when nothing is drawn (blank text). Throws UndrawableTextError.
- */
-export async function renderTextMark(opts: TextMarkOptions): Promise<Rgba | undefined> {
-  const hex = opts.color.slice(1);
-  const alpha = hex.length === 8 ? Number.parseInt(hex.slice(6), 16) / 255 : 1;
-  const image = await renderText({
-    text: opts.text,
-    size: opts.size,
-    color: `#${hex.slice(0, 6)}`,
-    opacity: alpha * opts.opacity,
-    fonts: [new Uint8Array(FONT)],
+/** Cropped to the ink (stroke and shadow included); undefined when nothing would be drawn (blank text). */
+export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
+  const text = decomposeSaraAm(options.text.replace(/\r\n?/g, "\n"));
+  if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
+  const faces = await facesFor(text, options.fontFamily, options.fontWeight, options.env.FONTS);
+  const fonts = faces.map((face) => face.bytes);
+  const lines = text.split("\n").map((line) => itemise(line, faces));
+  const runs = lines.flat();
+  const advances = await measure(runs, options, fonts);
+  let next = 0;
+  const placed = lines.map((line) => {
+    const withAdvances = line.map((run) => ({ run, advance: advances[next++]! }));
+    const order = visualOrder(line);
+    return {
+      runs: order,
+      advances: order.map((run) => withAdvances.find((x) => x.run === run)!.advance),
+    };
   });
-  if (image) demultiply(image.data);
-  return image;
+  const mark = markSvg(placed, options);
+  return (await rasterise(mark.svg, mark.width, mark.height, fonts)).image;
 }
 
 /**
- * resvg's pixels are tiny-skia's premultiplied RGBA (measured: red at opacity 0.5 came out (128, 0, 0, 128));
- * every Rgba in src/images is straight alpha.
+ * Advances are measured at this size and scaled: resvg does not hint, so a run's advance is linear in the font
+ * size, and a small measuring canvas costs a fraction of one at the mark's size.
  */
-function demultiply(d: Uint8ClampedArray): void {
-  for (let i = 0; i < d.length; i += 4) {
-    const a = d[i + 3]!;
-    if (a === 0 || a === 255) continue;
-    d[i] = (d[i]! * 255) / a;
-    d[i + 1] = (d[i + 1]! * 255) / a;
-    d[i + 2] = (d[i + 2]! * 255) / a;
+const MEASURE_SIZE = 32;
+
+/** Each distinct probe (see svg.ts) measured once, in renders of at most ~4 Mpx each. */
+async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<number[]> {
+  const paint = { ...mark, size: MEASURE_SIZE };
+  const scale = mark.size / MEASURE_SIZE;
+  const all = probes(runs);
+  const key = (run: Run) => `${run.face.family}\u0000${run.text}`;
+  const distinct = [...new Map(all.map((run) => [key(run), run])).values()];
+  const measured = new Map<string, number>();
+  let start = 0;
+  while (start < distinct.length) {
+    let end = start + 1;
+    const fits = (n: number) => {
+      const m = measureSvg(distinct.slice(start, n), paint);
+      return m.width * m.height <= 4_000_000;
+    };
+    while (end < distinct.length && fits(end + 1)) end++;
+    const chunk = distinct.slice(start, end);
+    const svg = measureSvg(chunk, paint);
+    const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
+    const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
+    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]! * scale);
+    start = end;
   }
+  return advancesFrom(
+    all.map((run) => measured.get(key(run))!),
+    runs,
+  );
 }
 
-/** Marks this file as the callers' stand-in (tests that need the real font chain skip while it is here). */
-export const STAND_IN = true;
+/**
+ * Thai SARA AM as NIKHAHIT + SARA AA, the nikhahit before any tone mark: what HarfBuzz's Thai shaper does
+ * itself. rustybuzz 0.7 (inside resvg-wasm 2.6.2) decomposes it too but loses the SARA AA and the space after
+ * it; given the decomposed sequence it draws it right.
+ */
+function decomposeSaraAm(text: string): string {
+  return text.replace(/([\u0e48-\u0e4b]*)\u0e33/gu, "\u0e4d$1\u0e32");
+}
+
+/** Characters that draw nothing and need no font: joiners, direction marks, variation selectors, tags. */
+const IGNORABLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single code points, each drawn by nothing
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e0fff}]/gu;
+
+/**
+ * The faces the text needs, in chain order: each character goes to the first face that has it (the bundled
+ * chain, then CJK from R2 only if something is still uncovered). resvg then gets only these, because it
+ * copies every font it is given into WASM and indexes it on each render.
+ */
+async function facesFor(
+  text: string,
+  family: FontFamily,
+  weight: FontWeight,
+  bucket: R2Bucket | undefined,
+): Promise<Face[]> {
+  const chain = bundledChain(family, weight);
+  const used = new Set<Face>([chain[0]!]);
+  let missing: string[] = [];
+  for (const character of new Set(text.replace(IGNORABLE, ""))) {
+    if (/\s/u.test(character)) continue;
+    const codePoint = character.codePointAt(0)!;
+    // Controls (other than the line breaks and tabs above) have no glyph anywhere and no place in SVG.
+    if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint < 0xa0)) {
+      missing.push(character);
+      continue;
+    }
+    const face = chain.find((candidate) => candidate.coverage.has(codePoint));
+    if (face) used.add(face);
+    else missing.push(character);
+  }
+  // resvg falls back through its fonts in the order given: keep the chain's order, CJK last.
+  const faces = chain.filter((face) => used.has(face));
+  if (missing.some(isCjkCandidate)) {
+    const cjk = await loadRemote(bucket, cjkFace(text, weight));
+    if (missing.some((character) => cjk.coverage.has(character.codePointAt(0)!))) faces.push(cjk);
+    missing = missing.filter((character) => !cjk.coverage.has(character.codePointAt(0)!));
+  }
+  if (missing.length > 0) throw new UndrawableTextError(missing);
+  return faces;
+}
+
+/** Worth reading the CJK collection for: it covers CJK scripts and symbols, not emoji or other scripts. */
+function isCjkCandidate(character: string): boolean {
+  const c = character.codePointAt(0)!;
+  return (
+    (c >= 0x1100 && c <= 0x11ff) ||
+    (c >= 0x2e80 && c <= 0x9fff) ||
+    (c >= 0xa960 && c <= 0xa97f) ||
+    (c >= 0xac00 && c <= 0xd7ff) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xfe30 && c <= 0xfe4f) ||
+    (c >= 0xff00 && c <= 0xffef) ||
+    (c >= 0x20000 && c <= 0x3ffff) ||
+    (c >= 0x2000 && c <= 0x2bff) // punctuation, arrows, shapes that Noto Sans may lack
+  );
+}

@@ -1,11 +1,9 @@
-import { initWasm, Resvg } from "@resvg/resvg-wasm";
-import RESVG_WASM from "@resvg/resvg-wasm/index_bg.wasm?module";
 import type { Rgba } from "../images/rgba";
+import { rasterise } from "./resvg";
 
 /**
- * Text → RGBA through resvg (rustybuzz shaping, Unicode bidi, per-run font fallback over `fonts` in order).
- * See docs/text-rendering.md for why resvg and what is still missing (colour emoji). Not yet used by the
- * watermark operations (issue 17).
+ * Text → RGBA with caller-chosen fonts: the measurement harness of docs/text-rendering.md. Watermarks use
+ * `renderTextMark` (mark.ts), which picks the fonts itself.
  */
 
 export type TextMark = {
@@ -20,32 +18,15 @@ export type TextMark = {
   fonts: Uint8Array[];
 };
 
-let ready: Promise<void> | undefined;
-
 /** The shaped text, cropped to its ink bounds; undefined when nothing is drawn (blank text). */
 export async function renderText(mark: TextMark): Promise<Rgba | undefined> {
-  ready ??= initWasm(RESVG_WASM);
-  await ready;
   const width = Math.ceil(mark.size * (mark.text.length + 2) * 1.5);
   const height = Math.ceil(mark.size * 2);
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
     `<text x="${mark.size / 2}" y="${mark.size * 1.4}" font-size="${mark.size}" fill="${escapeXml(mark.color)}" ` +
     `fill-opacity="${mark.opacity}" xml:space="preserve">${escapeXml(mark.text)}</text></svg>`;
-  const resvg = new Resvg(svg, { font: { fontBuffers: mark.fonts } });
-  try {
-    const bounds = resvg.innerBBox();
-    if (!bounds || bounds.width <= 0 || bounds.height <= 0) return undefined;
-    resvg.cropByBBox(bounds);
-    const image = resvg.render();
-    try {
-      return { data: new Uint8ClampedArray(image.pixels), width: image.width, height: image.height };
-    } finally {
-      image.free();
-    }
-  } finally {
-    resvg.free();
-  }
+  return (await rasterise(svg, width, height, mark.fonts)).image;
 }
 
 function escapeXml(value: string): string {

@@ -118,6 +118,7 @@ describe("npm run deploy -- --dry-run", () => {
     for (const line of [
       "would run: wrangler d1 info p6-media --json; when absent: wrangler d1 create p6-media",
       "would run: wrangler r2 bucket info p6-media-files; when absent: wrangler r2 bucket create p6-media-files",
+      "would run: wrangler r2 object put p6-media-fonts/NotoSansCJK-Regular.ttc",
       ...QUEUES.map((q) => `when absent: wrangler queues create ${q}`),
       "would run: wrangler d1 migrations apply DB --remote",
       "ADMIN_TOKEN: would prompt",
@@ -142,12 +143,20 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         "d1 info p6-media --json",
         "r2 bucket info p6-media-files",
         "r2 bucket create p6-media-files",
+        "r2 bucket info p6-media-fonts",
+        "r2 bucket create p6-media-fonts",
+        "r2 object put p6-media-fonts/NotoSansCJK-Regular.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc --remote",
+        "r2 object put p6-media-fonts/NotoSansCJK-Bold.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc --remote",
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
         expect.stringMatching(/^deploy --secrets-file \S+secrets\.json$/),
       ]);
-      expect(run.account).toMatchObject({ d1: { "p6-media": UUID }, r2: ["p6-media-files"], queues: QUEUES });
+      expect(run.account).toMatchObject({
+        d1: { "p6-media": UUID },
+        r2: ["p6-media-files", "p6-media-fonts"],
+        queues: QUEUES,
+      });
       const secrets = run.calls.at(-1)!.secrets!;
       expect(secrets.ADMIN_TOKEN).toBe("operator-token");
       expect(secrets.FILE_SIGNING_SECRET).toMatch(/^[0-9a-f]{64}$/);
@@ -169,7 +178,7 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       const run = deploy(
         {
           d1: { "p6-media": UUID },
-          r2: ["p6-media-files"],
+          r2: ["p6-media-files", "p6-media-fonts"],
           queues: QUEUES,
           secrets: ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET"],
         },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import DEJAVU from "../../assets/fonts/DejaVuSans.ttf";
+import NOTO_ARABIC from "../../assets/fonts/NotoSansArabic-Regular.ttf";
 import { renderText } from "../../src/text/render";
-import NOTO_ARABIC from "./fonts/NotoSansArabic-Regular.ttf";
 
 const fonts = [new Uint8Array(NOTO_ARABIC), new Uint8Array(DEJAVU)];
 const base = { size: 48, color: "#000000", opacity: 1, fonts };
