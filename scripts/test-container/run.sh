@@ -302,6 +302,14 @@ mkdir -p "$run/out" && chmod 777 "$run/out"
 # The suite also runs the npm-shipped ffmpeg/ffprobe builds; @ffprobe-installer ships its binary as 0744, which
 # only root may run: `node` gets an executable copy mounted over it (the checkout itself is left as it is).
 mounts=(-v "$repo:/repo:ro" -v "$run/out:/out")
+# The media corpus the host run finds beside the checkout (../shared/corpus; the corpus subset test skips
+# itself without it): mounted too, or the two runs would not count the same tests.
+corpus_env=()
+corpus="${CORPUS_DIR:-$repo/../shared/corpus}"
+if [ -d "$corpus" ]; then
+  mounts+=(-v "$(realpath "$corpus"):/corpus:ro")
+  corpus_env=(-e CORPUS_DIR=/corpus)
+fi
 for bin in "$repo"/node_modules/@ff*-installer/linux-x64/ff*; do
   [ -f "$bin" ] || continue
   copy="$run/npm-bin/$(basename "$(dirname "$(dirname "$bin")")")-$(basename "$bin")"
@@ -329,7 +337,7 @@ else
   # the container: stopping the docker CLI alone would leave the suite running in there. It starts now,
   # beside the host run's tail: the suite has no timed assertions, and the two overlap instead of queueing.
   box_started=$SECONDS
-  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true p6c-engine \
+  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true "${corpus_env[@]}" p6c-engine \
     timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
     --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
     >"$run/container-suite.log" 2>&1 9>&- &

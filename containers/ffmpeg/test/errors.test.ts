@@ -28,7 +28,8 @@ beforeAll(async () => {
   const noDns = async (hostname: string) => {
     throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
   };
-  engine = await startTestEngine({ readTimeoutMs: 1500 }, { fetchPolicy: { resolve: noDns } });
+  // Long enough that a loaded machine is not taken for a silent source (the /hang and /stall tests wait it out).
+  engine = await startTestEngine({ readTimeoutMs: 5000 }, { fetchPolicy: { resolve: noDns } });
   closed = await startTestEngine(
     { allowPrivateSources: false },
     {

@@ -53,7 +53,7 @@ beforeAll(async () => {
   policy = {
     allowPrivate: false,
     connectTimeoutMs: 2000,
-    readTimeoutMs: 1500,
+    readTimeoutMs: 5000, // a loaded machine is not a silent source; the stall tests wait it out
     resolve,
     trustedHosts: [`fixtures.test:${port}`, `closed.test:${closedPort}`],
   };
