@@ -31,7 +31,8 @@ const worker = defineProject({
     name: "worker",
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/text/**"],
-    globalSetup: ["./test/global-setup.ts"],
+    // The fonts server puts the R2 fonts (CJK) within reach of the image tests' FONTS bucket.
+    globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -13,7 +13,7 @@ export function resvgReady(): Promise<void> {
 /** Beyond this the canvas alone would take a third of an isolate's memory: refuse rather than crash. */
 const MAX_CANVAS_PIXELS = 10_000_000;
 
-/** Draws the SVG with exactly these fonts: RGBA (not premultiplied), the SVG's size. */
+/** Draws the SVG with exactly these fonts: resvg's RGBA (premultiplied alpha), the SVG's size. */
 export async function renderSvg(
   svg: string,
   width: number,
@@ -77,6 +77,14 @@ function cropToInk(
   for (let y = 0; y < h; y++) {
     const from = ((top + y) * width + left) * 4;
     data.set(pixels.subarray(from, from + w * 4), y * w * 4);
+  }
+  // resvg (tiny-skia) gives premultiplied pixels; an Rgba is straight alpha.
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3]!;
+    if (a === 0 || a === 255) continue;
+    data[i] = Math.round((data[i]! * 255) / a);
+    data[i + 1] = Math.round((data[i + 1]! * 255) / a);
+    data[i + 2] = Math.round((data[i + 2]! * 255) / a);
   }
   return { image: { data, width: w, height: h }, clipped };
 }

@@ -1,3 +1,4 @@
+import { env as workerEnv } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { compositeOver, placeMark } from "../../src/images/composite";
 import { TextMarkError } from "../../src/images/errors";
@@ -8,6 +9,7 @@ import { MAX_MARK_PIXELS, markBound, renderMark } from "../../src/images/text";
 import { watermarkImage } from "../../src/images/watermark";
 import { engineTextMark } from "../../src/operations/text-mark";
 import * as markModule from "../../src/text/mark";
+import { seedRemoteFonts } from "../text/fonts";
 import { changedBox, decodeOutput, encodeFixture, gradient } from "./fixtures";
 
 /** The real font chain (helper textB's src/text/mark.ts) is needed for scripts beyond DejaVu Sans. */
@@ -18,9 +20,13 @@ const H = 300;
 const base = gradient(W, H);
 const env = {};
 
-async function mark(params: ImageWatermarkParams, format: "png" | "jpeg" | "webp" = "png") {
+async function mark(
+  params: ImageWatermarkParams,
+  format: "png" | "jpeg" | "webp" = "png",
+  fonts: { FONTS?: R2Bucket } = env,
+) {
   const input = await encodeFixture(base, "png");
-  const result = await watermarkImage(input, { format, ...params }, undefined, env);
+  const result = await watermarkImage(input, { format, ...params }, undefined, fonts);
   return decodeOutput(result.bytes);
 }
 
@@ -90,9 +96,12 @@ describe("text marks on images", () => {
   it.skipIf(standIn).each(["png", "jpeg", "webp"] as const)(
     "CJK characters are distinct glyphs, not missing-glyph boxes, in %s output",
     async (format) => {
+      // The CJK faces live in the FONTS bucket, put there from Debian's fonts-noto-cjk as `npm run dev` does.
+      const seeded = await seedRemoteFonts();
+      if (!seeded.ok) throw new Error(seeded.reason);
       const masks = await Promise.all(
         ["水", "印", "日", "한"].map(async (text) =>
-          inkMask(await mark({ text, font_size: 48, opacity: 1, color: "#000000" }, format)),
+          inkMask(await mark({ text, font_size: 48, opacity: 1, color: "#000000" }, format, workerEnv)),
         ),
       );
       for (let i = 0; i < masks.length; i++)
