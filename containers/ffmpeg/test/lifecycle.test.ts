@@ -24,6 +24,7 @@ import {
   type TestEngine,
 } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
+import { withTextMark } from "./support/text-mark.ts";
 
 let engine: TestEngine;
 beforeAll(async () => {
@@ -54,11 +55,13 @@ async function startLongJob(init: RequestInit = {}, source = ENDLESS_SOURCE()) {
   const response = fetch(`${engine.url}/v1/jobs/video.watermark`, {
     method: "POST",
     headers: AUTH,
-    body: JSON.stringify({
-      job_id: id,
-      source_url: source,
-      params: { text: "slow" },
-    }),
+    body: JSON.stringify(
+      withTextMark({
+        job_id: id,
+        source_url: source,
+        params: { text: "slow" },
+      }),
+    ),
     ...init,
   }).catch((err: unknown) => err as Error);
   const seen: number[] = [];
@@ -186,11 +189,13 @@ describe("keep-alive connections", () => {
   test("a pipelined job waits behind the first; closing the connection aborts both", async () => {
     const ids = [jobId(), jobId()];
     const request = (id: string) => {
-      const body = JSON.stringify({
-        job_id: id,
-        source_url: ENDLESS_SOURCE(),
-        params: { text: "pipelined" },
-      });
+      const body = JSON.stringify(
+        withTextMark({
+          job_id: id,
+          source_url: ENDLESS_SOURCE(),
+          params: { text: "pipelined" },
+        }),
+      );
       return (
         "POST /v1/jobs/video.watermark HTTP/1.1\r\nHost: engine\r\n" +
         `Authorization: Bearer ${SECRET}\r\nContent-Type: application/json\r\n` +
