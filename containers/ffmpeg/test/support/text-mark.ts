@@ -64,8 +64,10 @@ export function textMarkFor(params: unknown): { png: string; font_size: number }
 }
 
 /** `body` with the text_mark the Worker would have sent, unless the test set its own (or none: null). */
-export function withTextMark(body: Record<string, unknown>): Record<string, unknown> {
-  if ("text_mark" in body) return body.text_mark === null ? { ...body, text_mark: undefined } : body;
-  const mark = textMarkFor(body.params);
+export function withTextMark<T extends object>(body: T): T {
+  const fields = body as Record<string, unknown>;
+  if ("text_mark" in fields)
+    return (fields.text_mark === null ? { ...body, text_mark: undefined } : body) as T;
+  const mark = textMarkFor(fields.params);
   return mark ? { ...body, text_mark: mark } : body;
 }
