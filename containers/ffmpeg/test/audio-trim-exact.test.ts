@@ -4,16 +4,13 @@
  * loudness says it should, and every reported field is the file's. The sources are generated
  * (support/media-codecs.ts) in the shapes of the real files whose stream-copied cuts kept extra audio.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { audioPresented } from "./corpus/measure.ts";
 import { ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
-import { CODEC_FIXTURES, rampAmplitude } from "./support/media-codecs.ts";
+import { CODEC_FIXTURES, decodedRms, rampAmplitude } from "./support/media-codecs.ts";
 
-const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
 
 let engine: TestEngine;
@@ -21,20 +18,6 @@ beforeAll(async () => {
   engine = await startTestEngine();
 });
 afterAll(() => engine.close());
-
-/** RMS of the first channel over [from, from + length) seconds of a file as decoded. */
-async function rms(file: string, from: number, length: number): Promise<number> {
-  const { stdout } = await exec(
-    bins.ffmpeg,
-    [
-      ...["-v", "error", "-i", file, "-af", `pan=mono|c0=c0,atrim=${from}:${from + length}`],
-      ...["-ar", "48000", "-f", "f32le", "pipe:1"],
-    ],
-    { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 },
-  );
-  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.length / 4);
-  return Math.sqrt(samples.reduce((s, x) => s + x * x, 0) / samples.length);
-}
 
 async function trim(source: string, params: Record<string, unknown>) {
   const res = await engine.job("audio.trim", { source_url: media(source), params });
@@ -82,7 +65,7 @@ describe("audio.trim cuts exactly", () => {
       [(result.duration ?? 0) - 0.05, END - 0.025],
     ] as const) {
       const want = rampAmplitude(t) / Math.SQRT2;
-      expect(Math.abs((await rms(file, at, 0.05)) / want - 1)).toBeLessThan(0.1);
+      expect(Math.abs((await decodedRms(bins.ffmpeg, file, at, 0.05)) / want - 1)).toBeLessThan(0.1);
     }
   });
 

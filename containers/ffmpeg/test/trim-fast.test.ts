@@ -14,7 +14,7 @@ import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { audioPresented, videoPresented } from "./corpus/measure.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
-import { rampAmplitude } from "./support/media-codecs.ts";
+import { decodedRms, rampAmplitude } from "./support/media-codecs.ts";
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
@@ -105,20 +105,6 @@ async function fastTrim(source: string, params: Record<string, unknown>) {
   return { result, file };
 }
 
-/** RMS of the first channel over [from, from + length) seconds of a file as decoded. */
-async function rms(file: string, from: number, length: number): Promise<number> {
-  const { stdout } = await exec(
-    bins.ffmpeg,
-    [
-      ...["-v", "error", "-i", file, "-af", `pan=mono|c0=c0,atrim=${from}:${from + length}`],
-      ...["-ar", "48000", "-f", "f32le", "pipe:1"],
-    ],
-    { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 },
-  );
-  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.length / 4);
-  return Math.sqrt(samples.reduce((s, x) => s + x * x, 0) / samples.length);
-}
-
 const FRAME = 1 / 30;
 /** One AAC frame at 48 kHz, and the encoder's priming a player that ignores the edit list hears. */
 const AAC_FRAME = 1024 / 48000;
@@ -136,7 +122,7 @@ describe("video.trim fast", () => {
     expect(result.end).toBeCloseTo(1 + (result.duration ?? 0), 3);
     // The first audio is the source's at the keyframe (1 s), not at the asked 1.5 s.
     const want = rampAmplitude(1.025) / Math.SQRT2;
-    expect(Math.abs((await rms(file, 0, 0.05)) / want - 1)).toBeLessThan(0.1);
+    expect(Math.abs((await decodedRms(bins.ffmpeg, file, 0, 0.05)) / want - 1)).toBeLessThan(0.1);
   });
 
   test("no frame hides behind an edit list: the same video with it and without", async () => {

@@ -39,6 +39,25 @@ export const CODEC_FIXTURE_SECONDS = 4;
 /** Amplitude of the ramp tone at `t` seconds (a sine's RMS is this / √2). */
 export const rampAmplitude = (t: number): number => 0.2 * t;
 
+/** RMS of the first channel over [from, from + length) seconds of a file as decoded. */
+export async function decodedRms(
+  ffmpeg: string,
+  file: string,
+  from: number,
+  length: number,
+): Promise<number> {
+  const { stdout } = await exec(
+    ffmpeg,
+    [
+      ...["-v", "error", "-i", file, "-af", `pan=mono|c0=c0,atrim=${from}:${from + length}`],
+      ...["-ar", "48000", "-f", "f32le", "pipe:1"],
+    ],
+    { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 },
+  );
+  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, stdout.length / 4);
+  return Math.sqrt(samples.reduce((s, x) => s + x * x, 0) / samples.length);
+}
+
 function ramp(channels: number, layout: string, rate = 48000): string[] {
   const one = "0.2*t*sin(2*PI*440*t)";
   const exprs = Array.from({ length: channels }, () => one).join("|");
