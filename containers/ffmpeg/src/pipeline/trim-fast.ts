@@ -9,6 +9,12 @@
  * the container holds it). A copy that would hold frames from before the keyframe (a keyframe hidden behind
  * the source's edit list, open-GOP leading frames) presents more than the interval to a player that ignores
  * edit lists: then there is nothing exact to copy and the caller re-encodes.
+ *
+ * Keyframe flags are checked against the pictures: when every packet of the copy claims a keyframe and its
+ * pictures are not all intra (an inter codec), a player seeking in the output would decode from a predicted
+ * picture. If the source itself flags every packet a keyframe (an MP4/3GP without stss), the start may be a
+ * predicted picture and nothing marks the output's seek points: re-encoded. If only the copy lost the
+ * source's flags (H.263 read back from Matroska), the output takes its video from the source.
  */
 import path from "node:path";
 import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
@@ -119,12 +125,19 @@ function withAudioFilter(filter: string, codec: readonly string[]): string[] {
 const HEAD_PACKETS = 64;
 const TAIL_SECONDS = 5;
 
+interface CopiedVideo {
+  /** Seconds presented, from the keyframe (at 0) to the end of the last frame. */
+  span: number;
+  /** Whether every packet of its head (more than one) claims to be a keyframe: an intra-only codec, or flags that lie. */
+  everyKey: boolean;
+}
+
 /**
- * Seconds the copied video presents, from its keyframe (at 0) to the end of its last frame; null when the
- * file holds frames before that keyframe (an earlier keyframe, frames behind an edit list, leading frames of
- * an open GOP) or times ffprobe cannot read (negative ones in Matroska).
+ * What the copied video presents; null when the file holds frames before its keyframe (an earlier keyframe,
+ * frames behind an edit list, leading frames of an open GOP) or times ffprobe cannot read (negative ones in
+ * Matroska).
  */
-async function copiedVideoSpan(ctx: JobContext, file: string, length: number): Promise<number | null> {
+async function copiedVideo(ctx: JobContext, file: string, length: number): Promise<CopiedVideo | null> {
   // Only the head (where frames before the keyframe would be) and the tail (whose packets hold the last
   // frame, reordered or not): a long copy's every packet would outgrow the probe's output limit.
   const probe = await runFfprobe(
@@ -152,7 +165,58 @@ async function copiedVideoSpan(ctx: JobContext, file: string, length: number): P
   const lastPacket = packets[times.indexOf(last)]!;
   const gap = sorted.length > 1 ? last - sorted.at(-2)! : 0;
   const lastDuration = Number(lastPacket.duration_time);
-  return last + (Number.isFinite(lastDuration) && lastDuration > 0 ? lastDuration : gap) - keyTime;
+  const span = last + (Number.isFinite(lastDuration) && lastDuration > 0 ? lastDuration : gap) - keyTime;
+  const head = packets.slice(0, HEAD_PACKETS);
+  return { span, everyKey: head.length > 1 && head.every((p) => (p.flags ?? "").startsWith("K")) };
+}
+
+/** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
+const PICTURES_CHECKED = 16;
+
+/**
+ * Whether the first pictures of a video (`inputArgs` names it, seeked or not) are all intra pictures, read
+ * from the bitstream (pict_type), not from the container's keyframe flags: true for an intra-only codec
+ * (MJPEG), false for an inter codec whose every packet claims a keyframe.
+ */
+async function intraPictures(ctx: JobContext, inputArgs: string[]): Promise<boolean> {
+  const probe = (await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-show_entries", "frame=pict_type"],
+      ...["-read_intervals", `%+#${PICTURES_CHECKED}`, ...inputArgs],
+    ],
+    ctx.signal,
+  )) as { frames?: { pict_type?: string }[] };
+  const frames = probe.frames ?? [];
+  return frames.length > 0 && frames.every((f) => f.pict_type === "I");
+}
+
+/**
+ * Whether the source's own packets from the keyframe at `start` tell keyframes from predicted frames (some
+ * packet is not flagged a keyframe). An MP4 without a sync-sample table (stss) flags every sample a keyframe.
+ */
+async function sourceFlagsPredicted(ctx: JobContext, input: Input, start: number): Promise<boolean> {
+  const video = input.info.video!;
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [...keyframeProbeArgs(start + input.info.startTime), ...input.args()],
+    ctx.signal,
+  );
+  const flags = (probe.packets ?? []).filter((p) => p.stream_index === video.index).map((p) => p.flags ?? "");
+  return flags.some((f) => !f.startsWith("K"));
+}
+
+/** Video packets in a file (demuxed, not decoded). */
+async function videoPackets(ctx: JobContext, file: string): Promise<number> {
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets"],
+      ...["-protocol_whitelist", "file", `file:${file}`],
+    ],
+    ctx.signal,
+  );
+  return Number((probe.streams?.[0] as { nb_read_packets?: string } | undefined)?.nb_read_packets);
 }
 
 /** Seeking this far past the keyframe (and shifting back by as much) can never land on the keyframe before it. */
@@ -189,10 +253,11 @@ export async function copyCut(
   const videoFile = audio === null ? out : path.join(ctx.dir, `video.${container.ext}`);
   // Seek a hair past the keyframe, and shift the timestamps back by as much: the keyframe lands at 0, not a
   // millisecond before it (where an MP4 edit list would hide it and show the frame after it first).
+  const seekedSource = input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]);
   await ctx
     .runFfmpeg(
       [
-        ...input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]),
+        ...seekedSource,
         ...["-t", sec(end - start), "-map", `0:${video.index}`, "-an", "-sn", "-dn", "-c", "copy"],
         // Matroska shifts negative timestamps to 0 by default, which would hide that the seek landed on an
         // earlier keyframe (a file without cues for it): kept negative, they are seen below.
@@ -202,8 +267,20 @@ export async function copyCut(
       { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
     )
     .catch((err: unknown) => preferSourceError(input, err));
-  const span = await copiedVideoSpan(ctx, videoFile, end - start);
-  if (span === null || span <= 0) return null;
+  const copy = await copiedVideo(ctx, videoFile, end - start);
+  if (copy === null || copy.span <= 0) return null;
+  const { span } = copy;
+  // Every packet of the copy claims a keyframe: fine for an intra-only codec; for an inter codec the flags
+  // lie, and a player seeking in the output would start decoding from a predicted picture.
+  let videoFromSource = false;
+  if (copy.everyKey && !(await intraPictures(ctx, ["-protocol_whitelist", "file", `file:${videoFile}`]))) {
+    // The source's own flags lie (an MP4 without stss): neither the start nor the output's seek points can
+    // be trusted, and no muxer option marks them anew. Re-encoded.
+    if (!(await sourceFlagsPredicted(ctx, input, start))) return null;
+    // The copy lost flags the source has: ffmpeg 5.1's Matroska demuxer reads every H.263 block as a
+    // keyframe though the file marks them right. The output takes its video from the source instead.
+    videoFromSource = true;
+  }
   if (audio === null) return { path: out, container, start };
 
   const seek = Math.max(0, start - AUDIO_PREROLL);
@@ -211,10 +288,17 @@ export async function copyCut(
   await ctx
     .runFfmpeg(
       [
-        ...["-f", container.muxer === "mp4" ? "mov" : "matroska"],
-        ...["-protocol_whitelist", "file", "-i", `file:${videoFile}`],
+        ...(videoFromSource
+          ? seekedSource
+          : [
+              ...["-f", container.muxer === "mp4" ? "mov" : "matroska"],
+              ...["-protocol_whitelist", "file", "-i", `file:${videoFile}`],
+            ]),
         ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
-        ...["-map", "0:v:0", "-map", `1:${audio.index}`, "-sn", "-dn", "-c:v", "copy"],
+        ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audio.index}`],
+        // The same packets the measured copy holds.
+        ...(videoFromSource ? ["-frames:v", String(await videoPackets(ctx, videoFile))] : []),
+        ...["-sn", "-dn", "-c:v", "copy"],
         ...withAudioFilter(cut, audioEncoding(input, container)),
         ...trimMuxOptions(container),
         ...["-f", container.muxer, out],
