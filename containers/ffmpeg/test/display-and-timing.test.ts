@@ -4,21 +4,13 @@
  * to decode. Each case stands for real files of ../shared/corpus (named per test).
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
-import {
-  errorOf,
-  ffprobe,
-  fixturePath,
-  media,
-  saveBody,
-  startTestEngine,
-  type TestEngine,
-} from "./support/engine.ts";
+import { errorOf, ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 
 // Each case runs two or three ffmpeg processes over a few seconds of video: generous for a loaded machine.
 vi.setConfig({ testTimeout: 300_000 });
@@ -41,7 +33,6 @@ const FILES = {
   emptyAvi: "display-empty.avi",
 } as const;
 
-const ff = (args: string[]) => exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
 const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"];
 
 /** Overwrites every byte of the first mdat's payload with `byte`. */
@@ -60,60 +51,36 @@ async function garble(file: string, byte: number): Promise<void> {
 }
 
 async function generate(): Promise<void> {
-  const out = (name: string) => fixturePath(name);
   const tone = ["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=2"];
-  const jobs: [string, () => Promise<unknown>][] = [
-    [
-      FILES.sar,
-      () =>
-        ff([
-          ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", "-vf", "setsar=2"],
-          ...H264,
-          out(FILES.sar),
-        ]),
-    ],
-    [
-      FILES.vfr,
-      () =>
-        ff([
-          ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2"],
-          ...["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=4"],
-          ...["-vf", "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "passthrough"],
-          ...[...H264, "-c:a", "aac"],
-          out(FILES.vfr),
-        ]),
-    ],
-    [
-      FILES.gap,
-      async () => {
-        const plain = `${out(FILES.gap)}.plain.m4a`;
-        await ff([...tone, "-c:a", "aac", plain]);
-        // 3840 ticks of 1/48000 s: every packet but the first 80 ms later.
-        await ff([
-          "-i",
-          plain,
-          "-c:a",
-          "copy",
-          "-bsf:a",
-          "setts=ts=if(eq(N\\,0)\\,TS\\,TS+3840)",
-          out(FILES.gap),
-        ]);
-      },
-    ],
-    [
-      FILES.garbled,
-      async () => {
-        await ff([...tone, "-c:a", "aac", out(FILES.garbled)]);
-        await garble(out(FILES.garbled), 0x55);
-      },
-    ],
-    [FILES.emptyWav, () => ff([...tone, "-t", "0", "-c:a", "pcm_s16le", "-f", "wav", out(FILES.emptyWav)])],
-    [
-      FILES.emptyAvi,
-      () => ff(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-frames:v", "0", out(FILES.emptyAvi)]),
-    ],
-  ];
-  await Promise.all(jobs.filter(([name]) => !existsSync(out(name))).map(([, job]) => job()));
+  await ensureFixtures({
+    [FILES.sar]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", "-vf", "setsar=2"],
+        ...H264,
+        out,
+      ]),
+    [FILES.vfr]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2"],
+        ...["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=4"],
+        ...["-vf", "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "passthrough"],
+        ...[...H264, "-c:a", "aac"],
+        out,
+      ]),
+    [FILES.gap]: async (out) => {
+      const plain = `${out}.plain.m4a`;
+      await ffmpeg([...tone, "-c:a", "aac", plain]);
+      // 3840 ticks of 1/48000 s: every packet but the first 80 ms later.
+      await ffmpeg(["-i", plain, "-c:a", "copy", "-bsf:a", "setts=ts=if(eq(N\\,0)\\,TS\\,TS+3840)", out]);
+    },
+    [FILES.garbled]: async (out) => {
+      await ffmpeg([...tone, "-c:a", "aac", out]);
+      await garble(out, 0x55);
+    },
+    [FILES.emptyWav]: (out) => ffmpeg([...tone, "-t", "0", "-c:a", "pcm_s16le", "-f", "wav", out]),
+    [FILES.emptyAvi]: (out) =>
+      ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-frames:v", "0", out]),
+  });
 }
 
 let engine: TestEngine;
