@@ -179,6 +179,7 @@ const PICTURES_CHECKED = 16;
  * (MJPEG), false for an inter codec whose every packet claims a keyframe.
  */
 async function intraPictures(ctx: JobContext, inputArgs: string[]): Promise<boolean> {
+  // A head that does not decode is not known to be intra: the caller then copies nothing it cannot vouch for.
   const probe = (await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
@@ -186,7 +187,7 @@ async function intraPictures(ctx: JobContext, inputArgs: string[]): Promise<bool
       ...["-read_intervals", `%+#${PICTURES_CHECKED}`, ...inputArgs],
     ],
     ctx.signal,
-  )) as { frames?: { pict_type?: string }[] };
+  ).catch(() => ({}))) as { frames?: { pict_type?: string }[] };
   const frames = probe.frames ?? [];
   return frames.length > 0 && frames.every((f) => f.pict_type === "I");
 }
@@ -272,15 +273,17 @@ export async function copyCut(
   const { span } = copy;
   // Every packet of the copy claims a keyframe: fine for an intra-only codec; for an inter codec the flags
   // lie, and a player seeking in the output would start decoding from a predicted picture.
-  let videoFromSource = false;
+  let packetsFromSource: number | null = null;
   if (copy.everyKey && !(await intraPictures(ctx, ["-protocol_whitelist", "file", `file:${videoFile}`]))) {
     // The source's own flags lie (an MP4 without stss): neither the start nor the output's seek points can
     // be trusted, and no muxer option marks them anew. Re-encoded.
     if (!(await sourceFlagsPredicted(ctx, input, start))) return null;
     // The copy lost flags the source has: ffmpeg 5.1's Matroska demuxer reads every H.263 block as a
     // keyframe though the file marks them right. The output takes its video from the source instead.
-    videoFromSource = true;
+    packetsFromSource = await videoPackets(ctx, videoFile);
+    if (!Number.isInteger(packetsFromSource) || packetsFromSource <= 0) return null;
   }
+  const videoFromSource = packetsFromSource !== null;
   if (audio === null) return { path: out, container, start };
 
   const seek = Math.max(0, start - AUDIO_PREROLL);
@@ -297,7 +300,7 @@ export async function copyCut(
         ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
         ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audio.index}`],
         // The same packets the measured copy holds.
-        ...(videoFromSource ? ["-frames:v", String(await videoPackets(ctx, videoFile))] : []),
+        ...(videoFromSource ? ["-frames:v", String(packetsFromSource)] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
         ...withAudioFilter(cut, audioEncoding(input, container)),
         ...trimMuxOptions(container),
