@@ -3,8 +3,9 @@
  * list and in those that ignore it: the video copied from the keyframe at or before `start`, the audio
  * covering the same interval (it used to start at the asked time, frames after the keyframe, and end before a
  * B-frame video did), no frame hidden behind an edit list (the keyframe used to land a millisecond before 0,
- * where the edit list hid it), and a source whose keyframe lies behind its own edit list re-encoded instead.
- * The sources are generated here in the shapes of the corpus files that showed each defect.
+ * where the edit list hid it), a source whose keyframe lies behind its own edit list re-encoded instead, and
+ * keyframe flags that players seek by: H.263 in Matroska marked on its intra pictures only (every block was
+ * marked one), and a 3GP whose every packet claims a keyframe (no stss) re-encoded. The sources are generated here in the shapes of the corpus files that showed each defect.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
