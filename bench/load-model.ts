@@ -85,11 +85,18 @@ async function run(make: (clock: Clock) => SlotPool, withLoad: boolean, withHost
   const clock = new Clock();
   const pool = make(clock);
   const rand = random(13);
+  // A stream of its own, so that the policies without a lane draw the same durations as before it.
+  const pick = random(31);
   const never = new AbortController().signal;
   /** A job: waits for a slot, holds it for `seconds`; resolves with the wait, or null when refused. */
-  const job = (priority: "low" | "normal", seconds: number, onEnd: (wait: number | null) => void) => {
+  const job = (
+    priority: "low" | "normal",
+    seconds: number,
+    onEnd: (wait: number | null) => void,
+    light = false,
+  ) => {
     const asked = clock.now;
-    pool.acquire(never, { priority }).then(
+    pool.acquire(never, { priority, light }).then(
       (release) => {
         const wait = clock.now - asked;
         clock.at(clock.now + seconds * (0.8 + 0.4 * rand()), () => {
@@ -109,10 +116,15 @@ async function run(make: (clock: Clock) => SlotPool, withLoad: boolean, withHost
       const next = () => clock.at(Math.max(clock.now, started + 2.5), () => call(i + 1));
       if (clock.now >= end) return;
       if ((i + a) % 2 !== 0) return next();
-      job("normal", DURATION.probe, (wait) => {
-        probes.push({ ms: wait === null ? null : (wait + DURATION.probe + WORKER_PART_S) * 1000 });
-        next();
-      });
+      job(
+        "normal",
+        DURATION.probe,
+        (wait) => {
+          probes.push({ ms: wait === null ? null : (wait + DURATION.probe + WORKER_PART_S) * 1000 });
+          next();
+        },
+        true,
+      );
     };
     clock.at(a * 0.25, () => call(0));
   }
@@ -148,7 +160,13 @@ async function run(make: (clock: Clock) => SlotPool, withLoad: boolean, withHost
     const hostile = () => {
       if (clock.now >= LOAD_S) return;
       if (rand() < 2 / 8) return clock.at(clock.now + 2, hostile);
-      job("normal", DURATION.drip, (wait) => clock.at(clock.now + (wait === null ? 0.25 : 0.05), hostile));
+      // Half of its drip-fed calls are video.probe (light: the lane, when there is one), half extract-audio.
+      job(
+        "normal",
+        DURATION.drip,
+        (wait) => clock.at(clock.now + (wait === null ? 0.25 : 0.05), hostile),
+        pick() < 0.5,
+      );
     };
     if (withHostile) clock.at(0, hostile);
   }
@@ -162,17 +180,24 @@ const onClock = (clock: Clock) => ({
   setTimer: (run: () => void, ms: number) => clock.at(clock.now + ms / 1000, run),
 });
 
+// The light lane takes synchronous probes only (the engine marks video.probe without X-Engine-Priority: low);
+// the policies without it ignore the mark (no lane: a light job is an ordinary one).
 const policies: [string, (clock: Clock) => SlotPool][] = [
   ["FIFO, tasks in half the queue (before)", () => new FifoPool()],
   ["sync first in the queue, no reserve", (clock) => new Pool(SLOTS, QUEUE, onClock(clock))],
   [
-    "reserve 1 (the default), held 30 s after a synchronous call",
+    "reserve 1 held 30 s after a synchronous call, no lane (before)",
     (clock) => new Pool(SLOTS, QUEUE, { reserved: 1, ...onClock(clock) }),
   ],
   [
     "reserve 1, always held (ENGINE_RESERVE_HOLD_MS=3600000)",
     (clock) => new Pool(SLOTS, QUEUE, { reserved: 1, reserveHoldMs: 3_600_000, ...onClock(clock) }),
   ],
+  [
+    "reserve 1 + light lane 2 (ENGINE_LIGHT_SLOTS, the default)",
+    (clock) => new Pool(SLOTS, QUEUE, { reserved: 1, lightSlots: 2, ...onClock(clock) }),
+  ],
+  ["no reserve + light lane 2", (clock) => new Pool(SLOTS, QUEUE, { lightSlots: 2, ...onClock(clock) })],
   [
     "reserve 1 + ENGINE_TASK_MIN_SLOTS=1",
     (clock) => new Pool(SLOTS, QUEUE, { reserved: 1, lowFloor: 1, ...onClock(clock) }),

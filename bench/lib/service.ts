@@ -34,7 +34,7 @@ export async function startService(
   let accountId: string | undefined;
   let apiKey: string | undefined;
   try {
-    [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 120_000);
+    [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 300_000);
     [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
   } catch (error) {
     stopGroup(child);

@@ -3,7 +3,6 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { LIMITS } from "./security/limits.ts";
 
 export interface Binaries {
@@ -34,6 +33,16 @@ export interface EngineConfig {
   taskMinSlots?: number;
   /** How long after a synchronous job's arrival the reserve still holds; afterwards tasks use every slot. */
   reserveHoldMs?: number;
+  /**
+   * Slots of the light lane (pool.ts), apart from `slots`: synchronous video.probe jobs run there without
+   * waiting behind encodes. 0 turns the lane off. loadConfig sets it; engines built by hand have none.
+   */
+  lightSlots?: number;
+  /**
+   * How many nice steps below the engine a task's ffmpeg and ffprobe run (priority.ts), so synchronous calls
+   * get the CPU first; 0 runs them at the engine's priority. loadConfig sets it; engines built by hand: 0.
+   */
+  taskNice?: number;
   tmpDir: string;
   connectTimeoutMs: number;
   readTimeoutMs: number;
@@ -136,6 +145,8 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     reservedSlots: int(env, "ENGINE_RESERVED_SLOTS", Math.floor(slots / 2), 0, slots - 1),
     taskMinSlots: int(env, "ENGINE_TASK_MIN_SLOTS", 0, 0, slots),
     reserveHoldMs: int(env, "ENGINE_RESERVE_HOLD_MS", 30_000, 0, 3_600_000),
+    lightSlots: int(env, "ENGINE_LIGHT_SLOTS", slots, 0, 256),
+    taskNice: int(env, "ENGINE_TASK_NICE", 10, 0, 19),
     tmpDir: env.ENGINE_TMPDIR || path.join(os.tmpdir(), "p6-engine"),
     connectTimeoutMs: int(env, "ENGINE_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
     readTimeoutMs: int(env, "ENGINE_READ_TIMEOUT_MS", 30_000, 100, 3_600_000),

@@ -12,6 +12,14 @@
  *   use every slot;
  * - a waiting normal job gets the next free slot before any waiting low job;
  * - a low job may wait only while the queue is less than half full, the other half stays for normal jobs.
+ *
+ * A light lane: `lightSlots` slots apart from `total`, for jobs the caller marks `light` (the engine marks
+ * synchronous video.probe: one ffprobe on a bounded read, no decoding beyond a first frame). A light job takes a
+ * free lane slot before anything else, so it never waits behind encodes holding the general slots; when the
+ * lane is full it asks for a general slot like any job of its priority, and while it waits there it also takes
+ * the first lane slot that frees. Light jobs waiting have their own room (`maxQueue`) beside the general queue,
+ * so they are refused only when both their lane and that room are full; the lane's count bounds its processes
+ * and memory.
  */
 import { EngineError } from "./protocol.ts";
 
@@ -24,6 +32,8 @@ export interface PoolOptions {
   lowFloor?: number;
   /** How long after a normal job's arrival the reserve still holds (ms). */
   reserveHoldMs?: number;
+  /** Slots of the light lane, apart from `total` (0: no lane). */
+  lightSlots?: number;
   /** Clock in ms, and a timer on it (tests and bench/load-model.ts drive both). */
   now?: () => number;
   setTimer?: (run: () => void, ms: number) => void;
@@ -35,6 +45,7 @@ const realTimer = (run: () => void, ms: number) => {
 
 interface Waiter {
   priority: Priority;
+  light: boolean;
   grant: (release: () => void) => void;
 }
 
@@ -50,6 +61,8 @@ export class Pool {
    */
   readonly lowFloor: number;
   readonly reserveHoldMs: number;
+  /** Slots of the light lane (not counted in `total`). */
+  readonly lightSlots: number;
   private readonly now: () => number;
   /** When the last normal job asked for a slot (−∞: never). */
   private lastNormal = Number.NEGATIVE_INFINITY;
@@ -57,6 +70,7 @@ export class Pool {
   private lapsePending = false;
   private busy = 0;
   private busyLow = 0;
+  private busyLight = 0;
   /** Normal waiters in arrival order, then low ones in arrival order: the order slots are granted in. */
   private readonly waiting: Waiter[] = [];
 
@@ -66,6 +80,7 @@ export class Pool {
     this.reserved = Math.max(0, Math.min(options.reserved ?? 0, total - 1));
     this.lowFloor = Math.max(0, options.lowFloor ?? 0);
     this.reserveHoldMs = options.reserveHoldMs ?? 30_000;
+    this.lightSlots = Math.max(0, options.lightSlots ?? 0);
     this.now = options.now ?? (() => performance.now());
     this.setTimer = options.setTimer ?? realTimer;
   }
@@ -80,6 +95,11 @@ export class Pool {
     return { total: this.total, busy: this.busy, queued: this.waiting.length };
   }
 
+  /** The light lane's slots and how many run now. */
+  lightStats(): { total: number; busy: number } {
+    return { total: this.lightSlots, busy: this.busyLight };
+  }
+
   /** Whether a job of `priority` may take a slot now. */
   private mayStart(priority: Priority): boolean {
     const free = this.total - this.busy;
@@ -90,17 +110,21 @@ export class Pool {
   /**
    * Resolves with a release function once a slot is free for `priority`; rejects when saturated or aborted.
    */
-  acquire(signal: AbortSignal, options: { priority?: Priority } = {}): Promise<() => void> {
+  acquire(signal: AbortSignal, options: { priority?: Priority; light?: boolean } = {}): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     // Waiters whose turn came with time (the reserve lapsed) go first.
     this.dispatch();
     const priority = options.priority ?? "normal";
+    const light = options.light === true && this.lightSlots > 0;
+    if (light && this.busyLight < this.lightSlots) return Promise.resolve(this.takeLight());
     if (priority === "normal") this.lastNormal = this.now();
     // A low job never overtakes a waiting one; a normal job only waits behind other normal ones.
     const ahead = priority === "low" ? this.waiting.length : this.waiting.filter(isNormal).length;
     if (ahead === 0 && this.mayStart(priority)) return Promise.resolve(this.take(priority));
-    const room = priority === "low" ? Math.floor(this.maxQueue / 2) : this.maxQueue;
-    if (this.waiting.length >= room) {
+    // Light jobs waiting for the lane have a queue of the same size beside the general one.
+    const room = priority === "low" && !light ? Math.floor(this.maxQueue / 2) : this.maxQueue;
+    const queued = this.waiting.filter((w) => w.light === light).length;
+    if (queued >= room) {
       return Promise.reject(
         new EngineError("SERVICE_UNAVAILABLE", "the media engine is at capacity; retry shortly"),
       );
@@ -108,6 +132,7 @@ export class Pool {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         priority,
+        light,
         grant: (release) => {
           signal.removeEventListener("abort", onAbort);
           resolve(release);
@@ -151,6 +176,23 @@ export class Pool {
       this.dispatch();
       if (this.waiting.some(isLow)) this.dispatchWhenReserveLapses();
     }, at + 1);
+  }
+
+  /** Takes a slot of the light lane; its release hands it to the first waiting light job. */
+  private takeLight(): () => void {
+    this.busyLight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.busyLight--;
+      const i = this.waiting.findIndex((w) => w.light);
+      if (i < 0) return;
+      const [next] = this.waiting.splice(i, 1);
+      next!.grant(this.takeLight());
+      // The waiter left the queue: a job behind it may start now.
+      this.dispatch();
+    };
   }
 
   /** Takes a slot for `priority`; returns its release. */

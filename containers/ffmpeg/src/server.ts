@@ -20,7 +20,8 @@ import { runMediaJob } from "./pipeline/speculate.ts";
 import { WarmCommands } from "./pipeline/warm-ffmpeg.ts";
 import { WarmProbes } from "./pipeline/warm-probe.ts";
 import { readTextMark } from "./pipeline/watermark.ts";
-import { Pool } from "./pool.ts";
+import { Pool, type Priority } from "./pool.ts";
+import { withNiceness } from "./priority.ts";
 import { EngineError, invalid, isJobType, type JobType, PROTOCOL_VERSION } from "./protocol.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
 import { LIMITS } from "./security/limits.ts";
@@ -49,6 +50,12 @@ export interface EngineOptions {
   fetchPolicy?: Partial<FetchPolicy>;
   log?: (line: string) => void;
 }
+
+/**
+ * Job types light enough for the pool's light lane when synchronous: one ffprobe on a bounded read (the source's
+ * size limit), nothing decoded beyond a first frame.
+ */
+const LIGHT: ReadonlySet<JobType> = new Set(["video.probe"]);
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
@@ -85,6 +92,7 @@ export async function createEngineServer(
     reserved: config.reservedSlots ?? 0,
     lowFloor: config.taskMinSlots ?? 0,
     reserveHoldMs: config.reserveHoldMs ?? 30_000,
+    lightSlots: config.lightSlots ?? 0,
   });
   const jobs = new JobRegistry();
   const relay = new Relay();
@@ -115,7 +123,23 @@ export async function createEngineServer(
     return timingSafeEqual(createHash("sha256").update(token).digest(), secretDigest);
   };
 
-  async function runJob(type: JobType, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /**
+   * A job: a task (X-Engine-Priority: low) runs its processes `taskNice` steps below synchronous calls
+   * (priority.ts), so saturated cores serve synchronous calls first.
+   */
+  function runJob(type: JobType, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const priority: Priority = req.headers["x-engine-priority"] === "low" ? "low" : "normal";
+    return withNiceness(priority === "low" ? (config.taskNice ?? 0) : 0, () =>
+      handleJob(type, priority, req, res),
+    );
+  }
+
+  async function handleJob(
+    type: JobType,
+    priority: Priority,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<void> {
     const body = await readJson(req);
     const jobId = body.job_id;
     if (typeof jobId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(jobId)) {
@@ -148,8 +172,7 @@ export async function createEngineServer(
     let processed = started;
     let failure: EngineError | undefined;
     try {
-      const priority = req.headers["x-engine-priority"] === "low" ? "low" : "normal";
-      release = await pool.acquire(signal, { priority });
+      release = await pool.acquire(signal, { priority, light: priority === "normal" && LIGHT.has(type) });
       job.state = "running";
       const running = performance.now();
       fetched = running;
@@ -246,6 +269,7 @@ export async function createEngineServer(
         ffmpeg: versions.ffmpeg,
         ffprobe: versions.ffprobe,
         slots: pool.stats(),
+        light_slots: pool.lightStats(),
       });
       return;
     }

@@ -48,7 +48,15 @@ describe("X-Engine-Priority: low", () => {
 
 describe("ENGINE_RESERVED_SLOTS (2 slots, 1 reserved) while synchronous calls come", () => {
   test("a synchronous call runs at once beside a task while a second task waits for the task's slot", async () => {
-    const reserved = await startTestEngine({ slots: 2, queue: 4, reservedSlots: 1, warmProbes: 0 });
+    // The held task's /hang source must outlast a loaded machine's probe: no read timeout within the test.
+    const reserved = await startTestEngine({
+      slots: 2,
+      queue: 4,
+      reservedSlots: 1,
+      warmProbes: 0,
+      connectTimeoutMs: 600_000,
+      readTimeoutMs: 600_000,
+    });
     try {
       // Synchronous calls come (the reserve holds for ENGINE_RESERVE_HOLD_MS after each, 30 s by default).
       expect((await reserved.job("video.probe", { source_url: media("av.mp4") })).status).toBe(200);

@@ -28,6 +28,8 @@ describe("loadConfig", () => {
       downloadAheadBytes: 8 * 1024 * 1024,
       warmProbes: 3,
       warmCommands: 2,
+      lightSlots: os.availableParallelism(),
+      taskNice: 10,
     });
   });
 
@@ -41,6 +43,9 @@ describe("loadConfig", () => {
     ["ENGINE_WARM_COMMANDS", "0", "warmCommands", 0],
     ["ENGINE_WARM_COMMANDS", "16", "warmCommands", 16],
     ["ENGINE_SLOTS", "1", "slots", 1],
+    ["ENGINE_LIGHT_SLOTS", "0", "lightSlots", 0],
+    ["ENGINE_TASK_NICE", "0", "taskNice", 0],
+    ["ENGINE_TASK_NICE", "19", "taskNice", 19],
     ["ENGINE_QUEUE", "0", "queue", 0],
     ["PORT", "0", "port", 0],
   ] as const)("%s=%s is taken", (name, value, key, expected) => {
@@ -53,6 +58,8 @@ describe("loadConfig", () => {
     ["ENGINE_WARM_PROBES", "two"],
     ["ENGINE_WARM_COMMANDS", "17"],
     ["ENGINE_SLOTS", "0"],
+    ["ENGINE_TASK_NICE", "20"],
+    ["ENGINE_LIGHT_SLOTS", "-1"],
     ["ENGINE_QUEUE", "1.5"],
     ["PORT", "65536"],
     ["ENGINE_READ_TIMEOUT_MS", "99"],

@@ -1,6 +1,7 @@
 /**
  * The pool's priorities (pool.ts), driven step by step without ffmpeg: slots reserved for synchronous calls,
- * synchronous calls first in the queue, and tasks still progressing when no synchronous call comes.
+ * synchronous calls first in the queue, tasks still progressing when no synchronous call comes, and the light
+ * lane where synchronous probes run beside encodes.
  */
 import { describe, expect, test } from "vitest";
 import { Pool } from "../src/pool.ts";
@@ -8,9 +9,9 @@ import { Pool } from "../src/pool.ts";
 const never = new AbortController().signal;
 
 /** A job's acquisition, observable without awaiting it. */
-function request(pool: Pool, priority: "low" | "normal", signal = never) {
+function request(pool: Pool, priority: "low" | "normal", signal = never, light = false) {
   const job = { granted: false, refused: undefined as unknown, release: () => {} };
-  const done = pool.acquire(signal, { priority }).then(
+  const done = pool.acquire(signal, { priority, light }).then(
     (release) => {
       job.granted = true;
       job.release = release;
@@ -217,5 +218,111 @@ describe("synchronous calls first in the queue (1 slot, none reserved)", () => {
     holder.release();
     await tick();
     expect(task.granted).toBe(true);
+  });
+});
+
+describe("the light lane (slots apart from the general ones, for synchronous probes)", () => {
+  const probe = (pool: Pool, signal = never) => request(pool, "normal", signal, true);
+
+  test("a probe runs at once while tasks and a synchronous encode hold every general slot", async () => {
+    const pool = new Pool(2, 4, { reserved: 1, lightSlots: 2, ...clock() });
+    const task = await request(pool, "low").settled();
+    const encode = await request(pool, "normal").settled();
+    expect([task.granted, encode.granted]).toEqual([true, true]);
+    const waitingTask = request(pool, "low");
+
+    const probes = [probe(pool), probe(pool)];
+    await tick();
+    expect(probes.map((p) => p.granted)).toEqual([true, true]);
+    // The lane is apart from the general slots: they and their queue are as before.
+    expect(pool.stats()).toEqual({ total: 2, busy: 2, queued: 1 });
+    expect(pool.lightStats()).toEqual({ total: 2, busy: 2 });
+    expect(waitingTask.granted).toBe(false);
+  });
+
+  test("a probe taking the lane does not hold the reserve against tasks", async () => {
+    const pool = new Pool(2, 4, { reserved: 1, lightSlots: 1, ...clock() });
+    (await probe(pool).settled()).release();
+    const tasks = [request(pool, "low"), request(pool, "low")];
+    await tick();
+    expect(tasks.map((t) => t.granted)).toEqual([true, true]);
+  });
+
+  test("with the lane full a probe takes a free general slot like a synchronous call", async () => {
+    const pool = new Pool(2, 4, { reserved: 1, lightSlots: 1, ...clock() });
+    const first = await probe(pool).settled();
+    const second = await probe(pool).settled();
+    expect([first.granted, second.granted]).toEqual([true, true]);
+    expect(pool.stats()).toEqual({ total: 2, busy: 1, queued: 0 });
+    expect(pool.lightStats()).toEqual({ total: 1, busy: 1 });
+  });
+
+  test("a probe waiting with lane and slots full takes the first slot that frees, lane or general", async () => {
+    const pool = new Pool(1, 4, { lightSlots: 1, ...clock() });
+    const encode = await request(pool, "low").settled();
+    const inLane = await probe(pool).settled();
+    const waiting = [probe(pool), probe(pool)];
+    const task = request(pool, "low");
+    await tick();
+    expect(waiting.map((w) => w.granted)).toEqual([false, false]);
+
+    // The lane frees first: the first waiting probe takes it, the task still waits for the encode's slot.
+    inLane.release();
+    await tick();
+    expect(waiting.map((w) => w.granted)).toEqual([true, false]);
+    expect(pool.lightStats()).toEqual({ total: 1, busy: 1 });
+    expect(task.granted).toBe(false);
+
+    // The general slot frees: the second probe (a synchronous call) goes before the task.
+    encode.release();
+    await tick();
+    expect(waiting.map((w) => w.granted)).toEqual([true, true]);
+    expect(task.granted).toBe(false);
+    expect(pool.stats()).toEqual({ total: 1, busy: 1, queued: 1 });
+  });
+
+  test("waiting probes have their own room: a full general queue does not refuse them", async () => {
+    const pool = new Pool(1, 2, { lightSlots: 1, ...clock() });
+    await request(pool, "normal").settled();
+    await probe(pool).settled();
+    const general = [request(pool, "normal"), request(pool, "normal")];
+    const refused = await request(pool, "normal").settled();
+    expect(refused.refused).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+
+    const probes = [probe(pool), probe(pool)];
+    await tick();
+    expect(probes.map((p) => p.refused)).toEqual([undefined, undefined]);
+    // Their room is bounded too (maxQueue light waiters).
+    const third = await probe(pool).settled();
+    expect(third.refused).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    expect(general.map((g) => g.refused)).toEqual([undefined, undefined]);
+  });
+
+  test("an aborted waiting probe leaves the queue and never takes a lane slot", async () => {
+    const pool = new Pool(1, 4, { lightSlots: 1, ...clock() });
+    await request(pool, "normal").settled();
+    const inLane = await probe(pool).settled();
+    const abort = new AbortController();
+    const leaving = probe(pool, abort.signal);
+    const staying = probe(pool);
+    await tick();
+    abort.abort(new Error("client left"));
+    await leaving.settled();
+    expect(leaving.refused).toBeInstanceOf(Error);
+
+    inLane.release();
+    await tick();
+    expect(staying.granted).toBe(true);
+    expect(pool.lightStats()).toEqual({ total: 1, busy: 1 });
+    expect(pool.stats().queued).toBe(0);
+  });
+
+  test("no lane (lightSlots 0, the default): a light job is an ordinary job of its priority", async () => {
+    const pool = new Pool(1, 2, clock());
+    await request(pool, "low").settled();
+    const waiting = probe(pool);
+    await tick();
+    expect(waiting.granted).toBe(false);
+    expect(pool.lightStats()).toEqual({ total: 0, busy: 0 });
   });
 });

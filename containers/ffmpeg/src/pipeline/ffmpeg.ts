@@ -4,6 +4,7 @@
  * promise settles only after the process has exited, so temp files are never removed under a live process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { lowerPriority } from "../priority.ts";
 import { EngineError, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 
@@ -41,7 +42,10 @@ interface Started {
 /** Counts a warm process as a job's from now on (live, traced with the arguments it runs). */
 export function adopt(child: ChildProcess, bin: string, args: readonly string[]): void {
   trace?.(bin, args);
-  if (child.exitCode === null && child.signalCode === null) liveProcesses.add(child);
+  if (child.exitCode === null && child.signalCode === null) {
+    liveProcesses.add(child);
+    lowerPriority(child.pid);
+  }
 }
 
 function start(bin: string, args: readonly string[], opts: RunOptions): Started {
@@ -49,7 +53,10 @@ function start(bin: string, args: readonly string[], opts: RunOptions): Started 
   if (signal.aborted) return { child: null, exit: Promise.reject(signal.reason) };
   if (opts.warm !== true) trace?.(bin, args);
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
-  if (opts.warm !== true) liveProcesses.add(child);
+  if (opts.warm !== true) {
+    liveProcesses.add(child);
+    lowerPriority(child.pid);
+  }
   const exit = new Promise<Exit>((resolve, reject) => {
     let stdout = "";
     let stdoutBytes = 0;
