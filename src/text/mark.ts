@@ -1,4 +1,5 @@
 import type { Rgba } from "../images/rgba";
+import { emojiIn, loadEmoji, withoutEmoji } from "./emoji";
 import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
 import { itemise, type Run, visualOrder } from "./layout";
 import { rasterise, renderSvg } from "./resvg";
@@ -40,11 +41,22 @@ export class UndrawableTextError extends Error {
 export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
   const text = decomposeSaraAm(options.text.replace(/\r\n?/g, "\n"));
   if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
-  const faces = await facesFor(text, options.fontFamily, options.fontWeight, options.env.FONTS);
+  const [faces, emoji] = await Promise.all([
+    facesFor(withoutEmoji(text), options.fontFamily, options.fontWeight, options.env.FONTS),
+    loadEmoji(emojiIn(text), options.env.FONTS),
+  ]);
+  if (emoji.missing.length > 0) throw new UndrawableTextError(emoji.missing);
   const fonts = faces.map((face) => face.bytes);
-  const lines = text.split("\n").map((line) => itemise(line, faces));
+  const lines = text.split("\n").map((line) => itemise(line, faces, emoji.pictures));
   const runs = lines.flat();
-  const advances = await measure(runs, options, fonts);
+  // Emoji advances are known from their pictures; only text runs are measured.
+  const measured = await measure(
+    runs.filter((run) => !run.emoji),
+    options,
+    fonts,
+  );
+  let m = 0;
+  const advances = runs.map((run) => (run.emoji ? run.emoji.advance * options.size : measured[m++]!));
   let next = 0;
   const placed = lines.map((line) => {
     const withAdvances = line.map((run) => ({ run, advance: advances[next++]! }));
