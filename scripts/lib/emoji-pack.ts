@@ -13,8 +13,10 @@
  * with offsets from the end of the index and metrics in pixels at `ppem`. U+FE0F is left out of keys (the
  * font maps it to no glyph; the Worker drops it before looking up).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import * as fontkit from "fontkit";
+import { EMOJI_FONT_PATH, EMOJI_PACK_KEY, EMOJI_PACKAGE } from "../../src/text/remote-fonts.ts";
 
 type Picture = [number, number, number, number, number, number, number];
 
@@ -127,4 +129,25 @@ function coverageGlyphs(coverage: {
   return coverage.rangeRecords!.flatMap((r) =>
     Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i),
   );
+}
+
+/**
+ * The pack as a file for `wrangler r2 object put` (npm run dev / deploy), rebuilt only when the font is newer;
+ * undefined, with a warning, when Debian's font is not installed (emoji in text marks then answer 503).
+ */
+export function emojiPackFile(): { key: string; path: string } | undefined {
+  if (!existsSync(EMOJI_FONT_PATH)) {
+    console.warn(
+      `${EMOJI_FONT_PATH} is missing (apt-get install ${EMOJI_PACKAGE}): emoji in text marks will fail.`,
+    );
+    return undefined;
+  }
+  const file = path.resolve(import.meta.dirname, "../../.wrangler/emoji", EMOJI_PACK_KEY);
+  if (!existsSync(file) || statSync(file).mtimeMs < statSync(EMOJI_FONT_PATH).mtimeMs) {
+    const { pack, count } = buildEmojiPack(EMOJI_FONT_PATH);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, pack);
+    console.log(`Built ${EMOJI_PACK_KEY}: ${count} emoji, ${(pack.length / 1e6).toFixed(1)} MB.`);
+  }
+  return { key: EMOJI_PACK_KEY, path: file };
 }

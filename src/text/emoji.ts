@@ -127,7 +127,7 @@ export async function loadEmoji(
   const loaded = await Promise.all(
     present.map((s) => readPicture(bucket!, index, emojiKey(s), index.pictures[emojiKey(s)]!)),
   );
-  present.forEach((s, i) => found.set(s, loaded[i]!));
+  for (const [i, s] of present.entries()) found.set(s, loaded[i]!);
   return { pictures: found, missing };
 }
 
