@@ -1,3 +1,4 @@
+/// <reference path="./fontkit.d.ts" />
 /**
  * The colour emoji pack for text watermarks (src/text/emoji.ts, docs/text-rendering.md): every picture of
  * Debian's NotoColorEmoji.ttf (CBDT/CBLC, 136 px PNGs at 109 ppem) as one file, keyed by the emoji's code
