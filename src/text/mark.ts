@@ -76,14 +76,23 @@ export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | u
  */
 const MEASURE_SIZE = 32;
 
-/** Each distinct probe (see svg.ts) measured once, in renders of at most ~4 Mpx each. */
+/**
+ * Probe advances at MEASURE_SIZE by face, weight and text, kept for the isolate's life: a mark drawn again (the
+ * same watermark on every image of a batch) needs no measuring render, only the mark's. Bounded by clearing.
+ */
+const measuredAdvances = new Map<string, number>();
+const MEASURED_LIMIT = 5_000;
+
+/** Each distinct probe (see svg.ts) not measured before in this isolate, in renders of at most ~4 Mpx each. */
 async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<number[]> {
+  if (measuredAdvances.size > MEASURED_LIMIT) measuredAdvances.clear();
   const paint = { ...mark, size: MEASURE_SIZE };
   const scale = mark.size / MEASURE_SIZE;
   const all = probes(runs);
-  const key = (run: Run) => `${run.face.family}\u0000${run.text}`;
-  const distinct = [...new Map(all.map((run) => [key(run), run])).values()];
-  const measured = new Map<string, number>();
+  const key = (run: Run) => `${run.face.family}\u0000${mark.fontWeight}\u0000${run.text}`;
+  const distinct = [...new Map(all.map((run) => [key(run), run])).values()].filter(
+    (run) => !measuredAdvances.has(key(run)),
+  );
   let start = 0;
   while (start < distinct.length) {
     let end = start + 1;
@@ -96,11 +105,11 @@ async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<n
     const svg = measureSvg(chunk, paint);
     const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
     const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
-    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]! * scale);
+    for (const [i, run] of chunk.entries()) measuredAdvances.set(key(run), values[i]!);
     start = end;
   }
   return advancesFrom(
-    all.map((run) => measured.get(key(run))!),
+    all.map((run) => measuredAdvances.get(key(run))! * scale),
     runs,
   );
 }
