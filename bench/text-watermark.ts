@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { emojiPackFile } from "../scripts/lib/emoji-pack.ts";
 import { startGroup, stopGroup, waitForHttp } from "../scripts/lib/processes.ts";
 import { REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { p50 } from "./lib/media.ts";
@@ -9,11 +10,13 @@ const RUNS = 9;
 const WARM_UP = 5;
 const LATIN = "© 2026 Example Studio";
 const CJK = "水印测试 © 2026";
+const EMOJI = "Hi 😀 👍🏽 🇫🇷 👨‍👩‍👧‍👦";
 
 /**
  * text-watermark: renderTextMark (src/text/mark.ts) in workerd through `wrangler dev` (bench/text/worker.ts),
  * wall time per request seen from Node. Cold = the isolate's first mark (resvg's WASM instantiated, the
- * bundled fonts' cmaps read); CJK first = its first CJK mark (19.5 MB read from the local R2, parsed);
+ * bundled fonts' cmaps read); CJK first = its first CJK mark (19.5 MB read from the local R2, parsed); emoji
+ * first = its first emoji mark (the pack's 290 KB index and four pictures read by range from the local R2);
  * warm = p50 of 9 runs after 5 untimed ones. The request's own cost (GET /noop) is the baseline.
  */
 export async function textWatermark(port = 8799) {
@@ -54,6 +57,16 @@ export async function textWatermark(port = 8799) {
     for (let i = 0; i < RUNS; i++) latinWarm.push(await mark(LATIN));
     const noop: number[] = [];
     for (let i = 0; i < RUNS; i++) noop.push(await timed(`${base}/noop`));
+    let emojiLine = "emoji skipped (fonts-noto-color-emoji not installed)";
+    const pack = emojiPackFile();
+    if (pack) {
+      await timed(`${base}/fonts/${pack.key}`, { method: "PUT", body: readFileSync(pack.path) });
+      const emojiFirst = await mark(EMOJI);
+      for (let i = 0; i < WARM_UP; i++) await mark(EMOJI);
+      const emojiWarm: number[] = [];
+      for (let i = 0; i < RUNS; i++) emojiWarm.push(await mark(EMOJI));
+      emojiLine = `emoji first ${emojiFirst.toFixed(0)} ms, warm p50 ${p50(emojiWarm).toFixed(0)} ms`;
+    }
     let cjkLine = "CJK skipped (fonts-noto-cjk not installed)";
     const font = REMOTE_FONT_FILES[0];
     if (existsSync(font.path)) {
@@ -66,7 +79,7 @@ export async function textWatermark(port = 8799) {
     }
     console.log(
       `text-watermark (48 px, stroke; wall in wrangler dev): Latin cold ${latinCold.toFixed(0)} ms, warm p50 ` +
-        `${p50(latinWarm).toFixed(0)} ms; ${cjkLine}; request alone p50 ${p50(noop).toFixed(1)} ms`,
+        `${p50(latinWarm).toFixed(0)} ms; ${emojiLine}; ${cjkLine}; request alone p50 ${p50(noop).toFixed(1)} ms`,
     );
   } finally {
     stopGroup(child);

@@ -22,7 +22,13 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
-import { FONTS_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
+import {
+  EMOJI_FONT_PATH,
+  EMOJI_PACKAGE,
+  FONTS_PACKAGE,
+  REMOTE_FONT_FILES,
+} from "../src/text/remote-fonts.ts";
+import { emojiPackFile } from "./lib/emoji-pack.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
@@ -121,6 +127,8 @@ if (bucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FILE
 if (fontsBucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FONTS");
 for (const font of REMOTE_FONT_FILES)
   if (!existsSync(font.path)) problems.push(`${font.path} is missing: apt-get install ${FONTS_PACKAGE}`);
+if (!existsSync(EMOJI_FONT_PATH))
+  problems.push(`${EMOJI_FONT_PATH} is missing: apt-get install ${EMOJI_PACKAGE}`);
 if (config.containers?.length !== 1) problems.push("expected one [[containers]] entry (the media engine)");
 if (String(config.vars.ENGINE_URL ?? "") !== "") {
   problems.push(
@@ -198,8 +206,9 @@ ensure(
   ["r2", "bucket", "info", fontsBucket!.bucket_name!],
   ["r2", "bucket", "create", fontsBucket!.bucket_name!],
 );
-// Uploaded on every deploy (~40 MB): a changed Debian package reaches production without a version check.
-for (const font of REMOTE_FONT_FILES) {
+// Uploaded on every deploy (~50 MB with the emoji pack, scripts/lib/emoji-pack.ts): a changed Debian package
+// reaches production without a version check.
+for (const font of [...REMOTE_FONT_FILES, emojiPackFile()!]) {
   const put = [
     "r2",
     "object",

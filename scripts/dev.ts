@@ -12,8 +12,14 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { unstable_readConfig } from "wrangler";
-import { FONTS_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
+import {
+  EMOJI_FONT_PATH,
+  EMOJI_PACKAGE,
+  FONTS_PACKAGE,
+  REMOTE_FONT_FILES,
+} from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
+import { emojiPackFile } from "./lib/emoji-pack.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -45,20 +51,29 @@ await fontsSeeded;
 
 /** The fonts too large for the bundle, into the local R2 bucket FONTS once per state directory and file. */
 async function seedFonts() {
-  if (REMOTE_FONT_FILES.some((font) => !existsSync(font.path)) && process.getuid?.() === 0) {
+  const missing = REMOTE_FONT_FILES.some((font) => !existsSync(font.path)) || !existsSync(EMOJI_FONT_PATH);
+  if (missing && process.getuid?.() === 0) {
     console.log(`Installing ${FONTS_PACKAGE} (CJK fonts for text watermarks)…`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     try {
-      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE], {
-        stdio: "ignore",
-        env,
-      });
+      execFileSync(
+        "apt-get",
+        ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE, EMOJI_PACKAGE],
+        {
+          stdio: "ignore",
+          env,
+        },
+      );
     } catch {
       execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
-      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE], {
-        stdio: "ignore",
-        env,
-      });
+      execFileSync(
+        "apt-get",
+        ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE, EMOJI_PACKAGE],
+        {
+          stdio: "ignore",
+          env,
+        },
+      );
     }
   }
   const marker = path.join(stateDir, "fonts-seeded.json");
@@ -69,7 +84,9 @@ async function seedFonts() {
     r2_buckets: { binding: string; bucket_name?: string }[];
   };
   const bucket = config.r2_buckets.find((b) => b.binding === "FONTS")?.bucket_name;
-  const puts = REMOTE_FONT_FILES.map(async (font) => {
+  // The colour emoji pack (src/text/emoji.ts) is cut out of Debian's NotoColorEmoji.ttf first.
+  const emojiPack = emojiPackFile();
+  const puts = [...REMOTE_FONT_FILES, ...(emojiPack ? [emojiPack] : [])].map(async (font) => {
     if (!existsSync(font.path)) {
       console.warn(
         `${font.path} is missing (apt-get install ${FONTS_PACKAGE}): CJK text watermarks will fail.`,

@@ -12,7 +12,7 @@ export const HexColor = z
  * "Text watermarks").
  */
 export const TEXT_SCRIPTS =
-  "Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean";
+  "Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)";
 
 /**
  * The text style params shared by image.watermark and video.watermark (issue 17); the Worker draws the mark

@@ -1,3 +1,4 @@
+import { type EmojiPicture, splitEmoji } from "./emoji";
 import type { Face } from "./fonts";
 
 /**
@@ -7,7 +8,7 @@ import type { Face } from "./fonts";
  * placed by us, and only the order of runs (a run-level Unicode bidi: directions L2) is decided here;
  * inside a run resvg still does shaping and bidi (an Arabic run with digits).
  */
-export type Run = { text: string; face: Face; rtl: boolean; space?: true };
+export type Run = { text: string; face: Face; rtl: boolean; space?: true; emoji?: EmojiPicture };
 
 const COMMON = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
 const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
@@ -16,8 +17,18 @@ const STRONG = /\p{L}/u;
 const MARK = /^[\p{M}\p{Cf}]$/u;
 
 /** Splits a line into runs of one face: each character to the first face that has it; spaces, digits,
- * punctuation and marks stay in the current run when its face has them. */
-export function itemise(line: string, faces: Face[]): Run[] {
+ * punctuation and marks stay in the current run when its face has them. Each emoji sequence is a run of its
+ * own, drawn by its picture (emoji.ts); it is neutral for bidi, like a symbol. */
+export function itemise(line: string, faces: Face[], emoji = new Map<string, EmojiPicture>()): Run[] {
+  return splitEmoji(line).flatMap((piece, i) => {
+    if (i % 2 === 0) return itemiseText(piece, faces);
+    const picture = emoji.get(piece);
+    if (!picture) throw new Error(`no picture loaded for emoji ${JSON.stringify(piece)}`);
+    return [{ text: piece, face: faces[0]!, rtl: false, emoji: picture }];
+  });
+}
+
+function itemiseText(line: string, faces: Face[]): Run[] {
   const runs: { text: string; face: Face }[] = [];
   for (const character of line) {
     const codePoint = character.codePointAt(0)!;

@@ -1,4 +1,5 @@
 import type { Rgba } from "../images/rgba";
+import { emojiIn, loadEmoji, withoutEmoji } from "./emoji";
 import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
 import { itemise, type Run, visualOrder } from "./layout";
 import { rasterise, renderSvg } from "./resvg";
@@ -40,11 +41,22 @@ export class UndrawableTextError extends Error {
 export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
   const text = decomposeSaraAm(options.text.replace(/\r\n?/g, "\n"));
   if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
-  const faces = await facesFor(text, options.fontFamily, options.fontWeight, options.env.FONTS);
+  const [faces, emoji] = await Promise.all([
+    facesFor(withoutEmoji(text), options.fontFamily, options.fontWeight, options.env.FONTS),
+    loadEmoji(emojiIn(text), options.env.FONTS),
+  ]);
+  if (emoji.missing.length > 0) throw new UndrawableTextError(emoji.missing);
   const fonts = faces.map((face) => face.bytes);
-  const lines = text.split("\n").map((line) => itemise(line, faces));
+  const lines = text.split("\n").map((line) => itemise(line, faces, emoji.pictures));
   const runs = lines.flat();
-  const advances = await measure(runs, options, fonts);
+  // Emoji advances are known from their pictures; only text runs are measured.
+  const measured = await measure(
+    runs.filter((run) => !run.emoji),
+    options,
+    fonts,
+  );
+  let m = 0;
+  const advances = runs.map((run) => (run.emoji ? run.emoji.advance * options.size : measured[m++]!));
   let next = 0;
   const placed = lines.map((line) => {
     const withAdvances = line.map((run) => ({ run, advance: advances[next++]! }));
@@ -64,14 +76,23 @@ export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | u
  */
 const MEASURE_SIZE = 32;
 
-/** Each distinct probe (see svg.ts) measured once, in renders of at most ~4 Mpx each. */
+/**
+ * Probe advances at MEASURE_SIZE by face, weight and text, kept for the isolate's life: a mark drawn again (the
+ * same watermark on every image of a batch) needs no measuring render, only the mark's. Bounded by clearing.
+ */
+const measuredAdvances = new Map<string, number>();
+const MEASURED_LIMIT = 5_000;
+
+/** Each distinct probe (see svg.ts) not measured before in this isolate, in renders of at most ~4 Mpx each. */
 async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<number[]> {
+  if (measuredAdvances.size > MEASURED_LIMIT) measuredAdvances.clear();
   const paint = { ...mark, size: MEASURE_SIZE };
   const scale = mark.size / MEASURE_SIZE;
   const all = probes(runs);
-  const key = (run: Run) => `${run.face.family}\u0000${run.text}`;
-  const distinct = [...new Map(all.map((run) => [key(run), run])).values()];
-  const measured = new Map<string, number>();
+  const key = (run: Run) => `${run.face.family}\u0000${mark.fontWeight}\u0000${run.text}`;
+  const distinct = [...new Map(all.map((run) => [key(run), run])).values()].filter(
+    (run) => !measuredAdvances.has(key(run)),
+  );
   let start = 0;
   while (start < distinct.length) {
     let end = start + 1;
@@ -84,11 +105,11 @@ async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<n
     const svg = measureSvg(chunk, paint);
     const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
     const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
-    for (const [i, run] of chunk.entries()) measured.set(key(run), values[i]! * scale);
+    for (const [i, run] of chunk.entries()) measuredAdvances.set(key(run), values[i]!);
     start = end;
   }
   return advancesFrom(
-    all.map((run) => measured.get(key(run))!),
+    all.map((run) => measuredAdvances.get(key(run))! * scale),
     runs,
   );
 }

@@ -17,7 +17,14 @@ export type Paint = {
 
 const LINE_HEIGHT = 1.5;
 
-function runText(run: Run, x: number, y: number, attributes: string): string {
+function runText(run: Run, x: number, y: number, attributes: string, size = 0): string {
+  if (run.emoji) {
+    const e = run.emoji;
+    return (
+      `<image x="${x + e.left * size}" y="${y - e.top * size}" width="${e.width * size}" ` +
+      `height="${e.height * size}" preserveAspectRatio="none" xlink:href="${e.href}"/>`
+    );
+  }
   // An RTL run is embedded (RLE … PDF) so resvg orders it right to left whatever the chunk's base direction.
   const text = run.rtl ? `\u202b${run.text}\u202c` : run.text;
   return (
@@ -118,7 +125,7 @@ export function markSvg(
     const baseline = pad + size * (1.1 + i * LINE_HEIGHT);
     let x = (width - widths[i]!) / 2;
     return line.runs.map((run, j) => {
-      const text = run.space ? "" : runText(run, x, baseline, attributes);
+      const text = run.space ? "" : runText(run, x, baseline, attributes, size);
       x += line.advances[j]!;
       return text;
     });
@@ -134,7 +141,8 @@ export function markSvg(
     filter = ' filter="url(#shadow)"';
   }
   const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${defs}` +
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
+    `width="${width}" height="${height}">${defs}` +
     `<g opacity="${paint.opacity}"${filter}>${texts.join("")}</g></svg>`;
   return { svg, width, height };
 }

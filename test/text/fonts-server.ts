@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
-import { REMOTE_FONT_FILES } from "../../src/text/remote-fonts.ts";
+import { buildEmojiPack } from "../../scripts/lib/emoji-pack.ts";
+import { EMOJI_FONT_PATH, REMOTE_FONT_FILES } from "../../src/text/remote-fonts.ts";
 
 const run = promisify(execFile);
 
@@ -15,12 +16,15 @@ const run = promisify(execFile);
  * Global setup of the worker project for test/text: what workerd cannot do itself, served on loopback.
  *   GET /fonts/<key>    an R2 font (src/text/fonts.ts REMOTE_FONT_FILES) read from Debian's package path;
  *                       404 when the package (fonts-noto-cjk) is not installed.
+ *   GET /emoji-pack     the colour emoji pack as `npm run dev` builds it (scripts/lib/emoji-pack.ts);
+ *                       404 when fonts-noto-color-emoji is not installed.
  *   GET /pango?text=&font=&size=[&rtl=1]   a reference rendering by another shaping stack (Pango +
  *                       HarfBuzz + FreeType, Debian's pango-view) as PNG, black on transparent;
  *                       404 when pango-view (pango1.0-tools) is not installed.
  */
 export default async function setup(project: TestProject) {
   const pango = ["/usr/bin/pango-view", "/usr/local/bin/pango-view"].find((p) => existsSync(p));
+  let emojiPack: Buffer | undefined;
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -29,6 +33,12 @@ export default async function setup(project: TestProject) {
         const file = REMOTE_FONT_FILES.find((f) => f.key === key);
         if (!file || !existsSync(file.path)) return void res.writeHead(404).end(`${key} is not installed`);
         return void res.writeHead(200).end(await readFile(file.path));
+      }
+      if (url.pathname === "/emoji-pack") {
+        if (!existsSync(EMOJI_FONT_PATH))
+          return void res.writeHead(404).end(`${EMOJI_FONT_PATH} is not installed`);
+        emojiPack ??= buildEmojiPack(EMOJI_FONT_PATH).pack;
+        return void res.writeHead(200).end(emojiPack);
       }
       if (url.pathname === "/pango") {
         if (!pango) return void res.writeHead(404).end("pango-view is not installed (pango1.0-tools)");

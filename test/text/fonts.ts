@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { inject } from "vitest";
-import { REMOTE_FONT_FILES } from "../../src/text/remote-fonts";
+import { EMOJI_PACK_KEY, REMOTE_FONT_FILES } from "../../src/text/remote-fonts";
 
 /**
  * Puts the R2 fonts (CJK) into the test FONTS bucket as `npm run dev` does locally, from Debian's
@@ -15,5 +15,16 @@ export async function seedRemoteFonts(): Promise<{ ok: true } | { ok: false; rea
     if (!response.ok) throw new Error(`fonts server: ${response.status} ${await response.text()}`);
     await env.FONTS.put(key, await response.arrayBuffer());
   }
+  return { ok: true };
+}
+
+/** Puts the colour emoji pack into the test FONTS bucket, built from Debian's fonts-noto-color-emoji. */
+export async function seedEmojiPack(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  if (await env.FONTS.head(EMOJI_PACK_KEY)) return { ok: true };
+  const response = await fetch(`${inject("fontsUrl")}/emoji-pack`);
+  if (response.status === 404)
+    return { ok: false, reason: `${await response.text()} (apt-get install fonts-noto-color-emoji)` };
+  if (!response.ok) throw new Error(`fonts server: ${response.status} ${await response.text()}`);
+  await env.FONTS.put(EMOJI_PACK_KEY, await response.arrayBuffer());
   return { ok: true };
 }

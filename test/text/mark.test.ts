@@ -186,6 +186,20 @@ describe("renderTextMark: layout", () => {
   });
 });
 
+describe("renderTextMark: advances kept per isolate", () => {
+  it("draws a mark again (advances remembered, no measuring render) with the same pixels, at any size", async () => {
+    const text = "Remembered مرحبا 123";
+    const first = await mark(text, { size: 40 });
+    const again = await mark(text, { size: 40 });
+    expect(again!.width).toBe(first!.width);
+    expect(Buffer.from(again!.data).equals(Buffer.from(first!.data))).toBe(true);
+    // At twice the size the remembered advances scale: the mark is about twice as wide.
+    const double = await mark(text, { size: 80 });
+    expect(double!.width / first!.width).toBeGreaterThan(1.9);
+    expect(double!.width / first!.width).toBeLessThan(2.1);
+  });
+});
+
 describe("renderTextMark: what it refuses", () => {
   it("returns nothing for blank text", async () => {
     expect(await mark("  \n ")).toBeUndefined();

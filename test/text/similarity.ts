@@ -84,3 +84,46 @@ function correlation(x: Float64Array, y: Float64Array): number {
   }
   return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
 }
+
+/**
+ * Colour comparison for emoji: both images cropped to their ink and area-averaged onto a `cells`×`cells` grid
+ * of colours (alpha-weighted), then Pearson's r over every cell's R, G and B. Shapes and colours must agree;
+ * a black-and-white or wrong picture scores low.
+ */
+export function colourSimilarity(image: Rgba, reference: Rgba, cells = 12): number {
+  const a = inkBox(image);
+  const b = inkBox(reference);
+  if (!a || !b) return 0;
+  return correlation(colourGrid(image, a, cells), colourGrid(reference, b, cells));
+}
+
+function colourGrid(image: Rgba, box: Box, cells: number): Float64Array {
+  const out = new Float64Array(cells * cells * 3);
+  const weight = new Float64Array(cells * cells);
+  for (let y = 0; y < box.height; y++)
+    for (let x = 0; x < box.width; x++) {
+      const i = ((box.top + y) * image.width + box.left + x) * 4;
+      const alpha = image.data[i + 3]! / 255;
+      const cell = Math.floor((y * cells) / box.height) * cells + Math.floor((x * cells) / box.width);
+      for (let c = 0; c < 3; c++) out[cell * 3 + c]! += image.data[i + c]! * alpha;
+      weight[cell]! += 1;
+    }
+  for (let cell = 0; cell < cells * cells; cell++)
+    for (let c = 0; c < 3; c++) out[cell * 3 + c] = out[cell * 3 + c]! / Math.max(1, weight[cell]!);
+  return out;
+}
+
+/** Share of ink pixels (alpha ≥ 50 %) whose colour is saturated: max − min of R, G, B over 80. */
+export function saturatedShare(image: Rgba): number {
+  let ink = 0;
+  let saturated = 0;
+  for (let i = 0; i < image.data.length; i += 4) {
+    if (image.data[i + 3]! < 128) continue;
+    ink++;
+    const r = image.data[i]!;
+    const g = image.data[i + 1]!;
+    const b = image.data[i + 2]!;
+    if (Math.max(r, g, b) - Math.min(r, g, b) > 80) saturated++;
+  }
+  return ink === 0 ? 0 : saturated / ink;
+}
