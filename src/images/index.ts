@@ -8,13 +8,7 @@ export {
   MAX_IMAGE_PIXELS,
   readImageHeader,
 } from "./header";
-export {
-  HexColor,
-  type ImageWatermarkParams,
-  ImageWatermarkParamsSchema,
-  TEXT_SCRIPTS,
-  textStyleShape,
-} from "./params";
+export { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 export { encodePng } from "./png";
 export { defaultFontSize, renderMark, type TextMarkParams } from "./text";
 export { type ImageWatermarkResult, watermarkImage } from "./watermark";

@@ -1,4 +1,4 @@
-import { renderTextMark, UndrawableTextError } from "../text/mark";
+import { checkDrawable, renderTextMark, UndrawableTextError } from "../text/mark";
 import { TextMarkError } from "./errors";
 import type { Rgba } from "./rgba";
 
@@ -50,6 +50,45 @@ const describe = (characters: string[]) =>
     .map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`)
     .join(", ");
 
+/** The budget refusal: a mark at `size` whose upper bound exceeds MAX_MARK_PIXELS. */
+function checkBound(p: TextMarkParams, size: number): void {
+  const bound = markBound(p, size);
+  if (bound.width * bound.height > MAX_MARK_PIXELS)
+    throw new TextMarkError(
+      "params.font_size",
+      `The text mark at ${size} px could take up to ${bound.width}×${bound.height} px; at most ${MAX_MARK_PIXELS / 1e6} megapixels are drawn. Use a smaller font_size, or break long lines with "\\n".`,
+    );
+}
+
+/** UndrawableTextError as the public refusal naming the characters; anything else unchanged. */
+function undrawable(error: unknown): unknown {
+  return error instanceof UndrawableTextError
+    ? new TextMarkError(
+        "params.text",
+        `No font can draw ${error.characters.length === 1 ? "this character" : "these characters"} of the text: ${describe(error.characters)}.`,
+      )
+    : error;
+}
+
+/** CRLF is a newline; other control characters are drawn as spaces (video refuses them at validation). */
+const drawnText = (text: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
+  text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
+
+/**
+ * The refusals of renderMark without drawing (for a task, before anything is reserved): characters no font
+ * covers, and, when `size` is known (font_size given), a mark over the pixel budget. Throws TextMarkError;
+ * FontUnavailableError (src/text/fonts.ts) when the R2 fonts cannot be read now.
+ */
+export async function checkMark(p: TextMarkParams, size: number | undefined, env: { FONTS?: R2Bucket }) {
+  if (size !== undefined) checkBound(p, size);
+  try {
+    await checkDrawable(drawnText(p.text), p.font_family ?? "sans", p.font_weight ?? "regular", env);
+  } catch (error) {
+    throw undrawable(error);
+  }
+}
+
 /**
  * The mark at `size` px, opacity and colour alpha applied (composite it at opacity 1); undefined when nothing
  * is drawn. Throws TextMarkError for characters no font covers and for marks over MAX_MARK_PIXELS.
@@ -59,17 +98,10 @@ export async function renderMark(
   size: number,
   env: { FONTS?: R2Bucket },
 ): Promise<Rgba | undefined> {
-  const bound = markBound(p, size);
-  if (bound.width * bound.height > MAX_MARK_PIXELS)
-    throw new TextMarkError(
-      "params.font_size",
-      `The text mark at ${size} px could take up to ${bound.width}×${bound.height} px; at most ${MAX_MARK_PIXELS / 1e6} megapixels are drawn. Use a smaller font_size, or break long lines with "\\n".`,
-    );
+  checkBound(p, size);
   try {
     return await renderTextMark({
-      // CRLF is a newline; other control characters are drawn as spaces (video refuses them at validation).
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
-      text: p.text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " "),
+      text: drawnText(p.text),
       size,
       color: p.color ?? "#FFFFFF",
       opacity: p.opacity ?? 0.5,
@@ -82,11 +114,6 @@ export async function renderMark(
       env,
     });
   } catch (error) {
-    if (error instanceof UndrawableTextError)
-      throw new TextMarkError(
-        "params.text",
-        `No font can draw ${error.characters.length === 1 ? "this character" : "these characters"} of the text: ${describe(error.characters)}.`,
-      );
-    throw error;
+    throw undrawable(error);
   }
 }

@@ -8,9 +8,9 @@ import {
   MAX_IMAGE_BYTES,
   MAX_IMAGE_PIXELS,
   readImageHeader,
-  TEXT_SCRIPTS,
   watermarkImage,
 } from "../images";
+import { TEXT_SCRIPTS } from "../marks/schema";
 import { Semaphore } from "../util/semaphore";
 import { callEngine, engineFailure, runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape } from "./schemas";

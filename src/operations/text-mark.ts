@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import { defaultFontSize, encodePng, renderMark, TextMarkError, type TextMarkParams } from "../images";
-import { MAX_MARK_PIXELS, markBound } from "../images/text";
+import { checkMark, MAX_MARK_PIXELS, markBound } from "../images/text";
+import { FontUnavailableError } from "../text/fonts";
 import { bytesToBase64 } from "../util/encoding";
 import type { RunContext } from "./types";
 
@@ -39,9 +40,49 @@ export function fontsOf(env: Env): { FONTS?: R2Bucket } {
   return fonts ? { FONTS: fonts } : {};
 }
 
-/** A TextMarkError as the public 400 naming its field (the characters no font covers, or the size). */
+/** Retry-After of a font the FONTS bucket cannot give now, in seconds: a deploy uploads it within minutes. */
+export const FONT_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * A TextMarkError as the public 400 naming its field (the characters no font covers, or the size). A font
+ * missing from the FONTS bucket (or no bucket bound) is the deployment's fault, not the caller's: 503
+ * SERVICE_UNAVAILABLE with Retry-After (a task waits and runs again), logged for the operator
+ * (docs/decisions.md "Text watermarks").
+ */
 export function textMarkApiError(error: unknown): unknown {
-  return error instanceof TextMarkError ? ApiError.invalid(error.field, error.message) : error;
+  if (error instanceof TextMarkError) return ApiError.invalid(error.field, error.message);
+  if (error instanceof FontUnavailableError) {
+    console.error(JSON.stringify({ level: "error", event: "font_unavailable", error: error.message }));
+    return new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "A font this text needs cannot be read right now; retry after the delay in Retry-After.",
+      { headers: { "Retry-After": String(FONT_RETRY_AFTER_SECONDS) }, cause: error },
+    );
+  }
+  return error;
+}
+
+/** The text mark params of a watermark operation's parsed params, when it has a text mark. */
+export function textMarkOf(params: unknown): TextMarkParams | undefined {
+  const p = params as Partial<TextMarkParams> | null;
+  return typeof p?.text === "string" ? (p as TextMarkParams) : undefined;
+}
+
+/**
+ * What drawing the mark would refuse, checked before any work (a task before its credits are reserved, a
+ * synchronous call before its key is claimed): the 400 naming characters no font covers, and with font_size
+ * the 400 for a mark over the pixel budget. A font that cannot be read now refuses nothing here: the run
+ * meets it (503, or a task that waits).
+ */
+export async function checkTextMark(env: Env, params: unknown): Promise<void> {
+  const p = textMarkOf(params);
+  if (!p) return;
+  try {
+    await checkMark(p, p.font_size, fontsOf(env));
+  } catch (error) {
+    if (error instanceof FontUnavailableError) return;
+    throw textMarkApiError(error);
+  }
 }
 
 /** The job's text_mark field: the mark drawn at `size`, as a base64 PNG (absent when nothing is drawn). */

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { TEXT_SCRIPTS } from "../images";
+import { oneMark, TEXT_SCRIPTS } from "../marks/schema";
 import { runOnEngine } from "./engine-runner";
-import { dimensionsShape, fileResultShape, oneMark, Seconds, watermarkShape } from "./schemas";
+import { dimensionsShape, fileResultShape, Seconds, watermarkShape } from "./schemas";
 import { engineMarkSize, engineTextMark } from "./text-mark";
 import { defineOperation } from "./types";
 

@@ -13,8 +13,11 @@ import { runTask } from "./run";
 import { type Ending, endTask, loadTask, markProcessing, markQueuedAgain } from "./transitions";
 
 type State =
-  /** Waiting for its (next) run; `waits` and `waitingSince` count the times the engine had no capacity. */
-  | { phase: "scheduled"; taskId: string; waits?: number; waitingSince?: number }
+  /**
+   * Waiting for its (next) run; `waits` and `waitingSince` count the times the engine had no capacity (or
+   * another transient 503 met the run: a font the FONTS bucket cannot give); `reason`: the last such 503's.
+   */
+  | { phase: "scheduled"; taskId: string; waits?: number; waitingSince?: number; reason?: string }
   /** `deadline`: startedAt + the processing budget; the watchdog alarm is set for it. */
   | { phase: "running"; taskId: string; startedAt: number; deadline?: number }
   | { phase: "ended"; taskId: string; expiresAt: number }
@@ -160,7 +163,7 @@ export class TaskRunner extends DurableObject<Env> {
       this.controller = undefined;
       if (outcome.status === "wait") {
         if (await markQueuedAgain(db, taskId)) {
-          return this.wait(db, config, state, task, ENGINE_RETRY_AFTER_SECONDS);
+          return this.wait(db, config, state, task, ENGINE_RETRY_AFTER_SECONDS, outcome.reason);
         }
         // Canceled while it ran: the cancel already ended it.
         return this.afterEnd(taskId, (await loadTask(db, taskId))?.expiresAt ?? Date.now());
@@ -181,21 +184,26 @@ export class TaskRunner extends DurableObject<Env> {
     state: Extract<State, { phase: "scheduled" }>,
     task: TaskRow,
     retryAfterSeconds: number,
+    reason?: string,
   ) {
     const now = Date.now();
     const waitingSince = state.waitingSince ?? now;
     if (now - waitingSince >= config.taskMaxQueueWaitMs) {
+      const minutes = Math.round(config.taskMaxQueueWaitMs / 60_000);
       return this.end(db, config, task, {
         status: "failed",
         code: "SERVICE_UNAVAILABLE",
-        message: `The media engine had no capacity for this task for ${Math.round(config.taskMaxQueueWaitMs / 60_000)} min.`,
+        message:
+          state.reason === undefined
+            ? `The media engine had no capacity for this task for ${minutes} min.`
+            : `The task could not run for ${minutes} min: ${state.reason}`,
         requestId: task.requestId,
       });
     }
     const waits = (state.waits ?? 0) + 1;
     const step = Math.min(MAX_WAIT_STEP_MS, retryAfterSeconds * 1000 * 2 ** Math.min(waits - 1, 5));
     const delay = Math.round(step * (0.75 + Math.random() * 0.5));
-    this.state = { phase: "scheduled", taskId: task.id, waits, waitingSince };
+    this.state = { phase: "scheduled", taskId: task.id, waits, waitingSince, ...(reason ? { reason } : {}) };
     await this.ctx.storage.setAlarm(now + delay);
   }
 

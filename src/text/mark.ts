@@ -180,3 +180,17 @@ function isCjkCandidate(character: string): boolean {
     (c >= 0x2000 && c <= 0x2bff) // punctuation, arrows, shapes that Noto Sans may lack
   );
 }
+
+/**
+ * renderTextMark's coverage check alone, without drawing: throws UndrawableTextError naming the characters no
+ * font covers (and FontUnavailableError when the R2 fonts cannot be read). Lets a task be refused before it
+ * is queued.
+ */
+export async function checkDrawable(
+  text: string,
+  fontFamily: FontFamily,
+  fontWeight: FontWeight,
+  env: { FONTS?: R2Bucket },
+): Promise<void> {
+  await facesFor(decomposeSaraAm(text.replace(/\r\n?/g, "\n")), fontFamily, fontWeight, env.FONTS);
+}

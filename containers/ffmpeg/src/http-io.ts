@@ -26,14 +26,24 @@ export function sendJson(
   res.end(text);
 }
 
+/**
+ * An error answered before the request's body was read to its end (a body over the limit) closes the
+ * connection after the answer: the unread rest must not be parsed as a next request, nor the socket reused.
+ */
 export function sendError(res: http.ServerResponse, err: EngineError): void {
-  sendJson(res, err.status, err.toBody());
+  const unread = res.req?.complete === false;
+  sendJson(res, err.status, err.toBody(), unread ? { connection: "close" } : {});
+  // Discarded while the answer goes out, so the close is an orderly one rather than a reset (mostly: a
+  // client still sending when the socket closes may see one).
+  if (unread) res.req.resume();
 }
 
 export async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Not destroyed on a throw (the iterator's default): the 413 is to reach the client before the connection
+  // closes (sendError), rather than a reset.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > LIMITS.maxRequestBodyBytes) {
       throw new EngineError(

@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EngineResult } from "../src/protocol.ts";
 import { errorOf, ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
-import { FIXTURES } from "./support/media.ts";
 import { CODEC_FIXTURE_SECONDS, CODEC_FIXTURES } from "./support/media-codecs.ts";
 
 let engine: TestEngine;

@@ -60,10 +60,6 @@ const fileHeaders = {
   "Content-Disposition": header("`inline` with the file's name.", 'inline; filename="output.mp4"'),
   "Cache-Control": header("Private, cacheable for an hour.", "private, max-age=3600"),
 };
-const contentRange = header(
-  "The bytes sent and the file's size: `bytes <first>-<last>/<size>`.",
-  "bytes 0-1023/1048576",
-);
 
 function responses(head: boolean) {
   const content = head ? {} : { content: fileContent };

@@ -5,6 +5,7 @@ import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
 import { OPERATIONS, schemaNameOf } from "../../operations";
 import { executeSync } from "../../operations/sync";
+import { checkTextMark } from "../../operations/text-mark";
 import type { Operation } from "../../operations/types";
 import { HttpUrl } from "../../util/http-url";
 
@@ -65,6 +66,8 @@ export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
   for (const operation of OPERATIONS) {
     app.openapi(routeFor(operation), async (c) => {
       const { source_url, params } = c.req.valid("json");
+      // A text mark no font can draw is refused before the key is claimed or the source fetched.
+      await checkTextMark(c.env, params);
       const url = new URL(c.req.url);
       const { response, replayed } = await executeSync(
         {

@@ -4,6 +4,7 @@ import { targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
 import { fieldErrors, validationError } from "../../http/validation";
 import { getOperation, OPERATION_TYPES } from "../../operations";
+import { checkTextMark } from "../../operations/text-mark";
 import { checkTaskTargets, createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
@@ -57,7 +58,7 @@ const route = createRoute({
   tags: ["Tasks"],
   summary: "Create a task",
   description:
-    "Validates the type's params; checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
+    "Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
   request: { body: { required: true, content: { "application/json": { schema: CreateTaskBody } } } },
   responses: {
     201: {
@@ -87,6 +88,9 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
         fieldErrors(params.error, "json").map((e) => ({ ...e, field: `params.${e.field}` })),
       );
     }
+    // What the run would refuse at once, refused now, before the credits are reserved: a text mark no font
+    // can draw (or over the pixel budget) is the same 400 as on the synchronous route.
+    await checkTextMark(c.env, params.data);
     await checkTaskTargets(targetResolver(c.env, config), config.allowPrivateSources, {
       sourceUrl: body.source_url,
       watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,

@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a task
-     * @description Validates the type's params; checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
+     * @description Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
      */
     post: operations["createTask"];
     delete?: never;
@@ -604,7 +604,7 @@ export interface components {
        */
       text?: string;
       /**
-       * @description Text size in px. Default: 5% of the image height.
+       * @description Text size in px. Default: 5% of the image's or the frame's height.
        * @example 48
        */
       font_size?: number;
@@ -621,7 +621,7 @@ export interface components {
       stroke?: components["schemas"]["TextStroke"];
       shadow?: components["schemas"]["TextShadow"];
       /**
-       * @description Text color #RRGGBB[AA]; its alpha multiplies opacity. Default: `"#FFFFFF"`.
+       * @description Text colour #RRGGBB[AA]; its alpha multiplies opacity. Default: `"#FFFFFF"`.
        * @example #FFFFFFCC
        */
       color?: string;
@@ -650,7 +650,7 @@ export interface components {
        */
       opacity?: number;
       /**
-       * @description Logo width as a fraction of the image width, aspect kept (logos only). Default: `0.2`.
+       * @description Logo width as a fraction of the image's or the frame's width, aspect kept (logos only). Default: `0.2`.
        * @example 0.2
        */
       scale?: number;
@@ -729,11 +729,20 @@ export interface components {
     VideoWatermarkParams: {
       /**
        * Format: uri
-       * @description Public http(s) URL of a PNG, WebP or JPEG logo; alpha respected.
+       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.
+       * @example https://example.com/logo.png
        */
       watermark_url?: string;
-      /** @description A text mark (1–200 characters, "\n" starts a new line) instead of a logo. Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them. */
+      /**
+       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
+       * @example © Example 2026
+       */
       text?: string;
+      /**
+       * @description Text size in px. Default: 5% of the image's or the frame's height.
+       * @example 48
+       */
+      font_size?: number;
       /**
        * @description Typeface of a text mark: sans (default), serif or mono; each with fallbacks for every script covered.
        * @enum {string}
@@ -746,15 +755,13 @@ export interface components {
       font_weight?: "regular" | "bold";
       stroke?: components["schemas"]["TextStroke"];
       shadow?: components["schemas"]["TextShadow"];
-      /** @description Text size in px; default 5% of the base height. */
-      font_size?: number;
       /**
-       * @description Text color #RRGGBB[AA]; default #FFFFFF.
-       * @example #FFFFFF
+       * @description Text colour #RRGGBB[AA]; its alpha multiplies opacity. Default: `"#FFFFFF"`.
+       * @example #FFFFFFCC
        */
       color?: string;
       /**
-       * @description Default bottom-right.
+       * @description Where the mark goes. Default: `"bottom-right"`.
        * @enum {string}
        */
       position?:
@@ -767,11 +774,20 @@ export interface components {
         | "bottom-left"
         | "bottom"
         | "bottom-right";
-      /** @description Distance from the edges in px; default 16. */
+      /**
+       * @description Distance in px from the edges the position names. Default: `16`.
+       * @example 16
+       */
       margin?: number;
-      /** @description 0–1; default 0.5. */
+      /**
+       * @description 0 (invisible) to 1. Default: `0.5`.
+       * @example 0.5
+       */
       opacity?: number;
-      /** @description Logo width as a fraction of the base width, (0, 1]; default 0.2. */
+      /**
+       * @description Logo width as a fraction of the image's or the frame's width, aspect kept (logos only). Default: `0.2`.
+       * @example 0.2
+       */
       scale?: number;
       /** @description Second at which the mark appears; default 0. */
       start?: number;
