@@ -83,10 +83,6 @@ export const FAST_SUBSET = [
  * list stays true. The whole corpus's are in test-artifacts/corpus.md after `npm run test:corpus`.
  */
 export const KNOWN_WRONG: Record<string, string> = {
-  "cursed-vfr.mp4 wm logo":
-    "the last frame lasts 1/average rate, not its source's 1.57 s (video 7.27 of 8.73 s)",
   "fixture.3gp trim fast":
     "H.263 copied into Matroska: every block is marked a keyframe, so a seek in the output (the picture check at 0.5 s) decodes from a predicted frame; decoded from its start the picture is the source's",
-  "fragmented.mp4 wm logo":
-    "ffmpeg reads the first AAC packet 80 ms early; the copy's header says 5.136 s for 5.056 s of audio",
 };
