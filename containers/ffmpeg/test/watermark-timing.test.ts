@@ -41,7 +41,15 @@ async function generate(): Promise<void> {
           ...[...H264, "-bf", "0", plain],
         ]);
         // The last sample's duration, as cursed-vfr.mp4's stts states it.
-        await ff(["-i", plain, "-c", "copy", "-bsf:v", "setts=duration=if(eq(N\\,41)\\,1.5/TB\\,DURATION)", out(FILES.vfr)]);
+        await ff([
+          "-i",
+          plain,
+          "-c",
+          "copy",
+          "-bsf:v",
+          "setts=duration=if(eq(N\\,41)\\,1.5/TB\\,DURATION)",
+          out(FILES.vfr),
+        ]);
       },
     ],
     [
@@ -102,7 +110,11 @@ describe("video.watermark", () => {
     const { result, file } = await watermark(FILES.vfr);
     const probed = await probeJson([
       ...["-show_format", "-show_streams", "-show_frames", "-select_streams", "v:0"],
-      ...["-show_entries", "frame=best_effort_timestamp_time:stream=codec_type,duration:format=duration", file],
+      ...[
+        "-show_entries",
+        "frame=best_effort_timestamp_time:stream=codec_type,duration:format=duration",
+        file,
+      ],
     ]);
     // The video ends where the source's does, within half a frame at the graph's rate (30 fps); before the
     // fix it ended one frame after the last one, at 1.57 s.

@@ -62,7 +62,10 @@ export async function videoEnd(ctx: JobContext, input: Input): Promise<VideoEnd 
     ctx.config.binaries.ffprobe,
     [
       ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%`],
-      ...["-show_entries", "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration"],
+      ...[
+        "-show_entries",
+        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration",
+      ],
       ...input.args(),
     ],
     ctx.signal,
