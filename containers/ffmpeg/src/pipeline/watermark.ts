@@ -340,8 +340,9 @@ async function run(
   const copyAudio = audio?.codec === "aac";
   const [marked, end, early] = await Promise.all([
     markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable }),
-    videoEnd(ctx, input),
-    copyAudio ? earlyFirstAudio(ctx, input, audio.index) : null,
+    // Measurements that only refine the output: a source ffprobe cannot list is encoded as before.
+    videoEnd(ctx, input).catch(() => null),
+    copyAudio ? earlyFirstAudio(ctx, input, audio.index).catch(() => null) : null,
   ]);
   // A first AAC packet moved to where it belongs (source-timing.ts): the output starts where the first
   // stream then does, so its header states what plays.
