@@ -4,6 +4,8 @@
  * rate").
  */
 import type { VideoInfo } from "./media-info.ts";
+import { sec } from "./params.ts";
+import type { VideoEnd } from "./source-timing.ts";
 
 /** The even size nearest `n` (libx264 with yuv420p needs even dimensions; an odd size goes one up). */
 export const evenSize = (n: number): number => Math.max(2, 2 * Math.round(n / 2));
@@ -37,3 +39,26 @@ export function squarePixels(video: VideoInfo): string[] {
  * of a filtergraph with two inputs, the watermark's.)
  */
 export const KEEP_FRAME_TIMES = ["-vsync", "vfr", "-enc_time_base:v", "1:90000"] as const;
+
+/** Frames a held last frame may be repeated as (a minute at 30 fps): past that the source's end is not kept. */
+const MAX_HOLD_FRAMES = 1800;
+
+/**
+ * Filters that show the last frame of a filtergraph's video until the source's video ends (`end`,
+ * source-timing.ts), for a last frame that lasts longer than one frame at the graph's rate (a variable-rate
+ * source): ffmpeg 5.1 gives frames out of a filtergraph no duration, so the encoder ends the last one after
+ * 1/rate. The frame is cloned (tpad) at the graph's rate until the end, within half a frame; tpad's first
+ * clone has the last frame's own time and is dropped (select). Empty when there is nothing to hold.
+ * `shift`: seconds the input's timestamps were moved earlier (-itsoffset).
+ */
+export function holdLastFrame(end: VideoEnd | null, shift = 0): string[] {
+  if (end === null || end.graphRate <= 0) return [];
+  const hold = end.end - end.last;
+  const frames = Math.round(hold * end.graphRate);
+  if (frames < 2 || frames > MAX_HOLD_FRAMES) return [];
+  const lastTime = end.last - shift - 1e-4;
+  return [
+    `tpad=stop_mode=clone:stop_duration=${sec(hold)}`,
+    `select='lt(t,${sec(lastTime)})+not(eq(pts,prev_pts))'`,
+  ];
+}

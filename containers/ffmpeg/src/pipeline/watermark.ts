@@ -33,7 +33,8 @@ import {
   SECONDS,
   sec,
 } from "./params.ts";
-import { KEEP_FRAME_TIMES, reencodedSize, squarePixels } from "./reencode.ts";
+import { holdLastFrame, KEEP_FRAME_TIMES, reencodedSize, squarePixels } from "./reencode.ts";
+import { earlyFirstAudio, videoEnd } from "./source-timing.ts";
 
 export const POSITIONS = [
   "top-left",
@@ -336,9 +337,19 @@ async function run(
   // The mark goes on the picture as it is shown: square pixels at the display size, before it is drawn.
   const square = squarePixels(video);
   const frame = { label: square.length > 0 ? "shown" : `0:${video.index}`, ...reencodedSize(video) };
-  const marked = await markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable });
-  const inputs = [...input.args(), ...marked.inputs];
-  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
+  const copyAudio = audio?.codec === "aac";
+  const [marked, end, early] = await Promise.all([
+    markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable }),
+    // Measurements that only refine the output: a source ffprobe cannot list is encoded as before.
+    videoEnd(ctx, input).catch(() => null),
+    copyAudio ? earlyFirstAudio(ctx, input, audio.index).catch(() => null) : null,
+  ]);
+  // A first AAC packet moved to where it belongs (source-timing.ts): the output starts where the first
+  // stream then does, so its header states what plays.
+  const shift = early === null ? 0 : Math.max(0, Math.min(early.start, end?.first ?? 0));
+  const inputs = [...input.args(shift > 0 ? ["-itsoffset", sec(-shift)] : []), ...marked.inputs];
+  const hold = holdLastFrame(end, shift).map((f) => `${f},`);
+  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},${hold.join("")}format=yuv420p[v]`;
   const out = outputPath(ctx, "mp4");
   const audioArgs =
     audio === null
@@ -346,7 +357,8 @@ async function run(
       : [
           "-map",
           `0:${audio.index}`,
-          ...(audio.codec === "aac" ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
+          ...(copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
+          ...(early === null ? [] : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS+${early.gapTicks}\\,TS)`]),
         ];
   await ctx
     .runFfmpeg(

@@ -83,8 +83,4 @@ export const FAST_SUBSET = [
  * list stays true. The whole corpus's are in test-artifacts/corpus.md after `npm run test:corpus`.
  */
 export const KNOWN_WRONG: Record<string, string> = {
-  "cursed-vfr.mp4 wm logo":
-    "the last frame lasts 1/average rate, not its source's 1.57 s (video 7.27 of 8.73 s)",
-  "fragmented.mp4 wm logo":
-    "ffmpeg reads the first AAC packet 80 ms early; the copy's header says 5.136 s for 5.056 s of audio",
 };

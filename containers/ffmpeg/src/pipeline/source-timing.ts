@@ -1,0 +1,141 @@
+/**
+ * Two timings of a source that ffmpeg 5.1 does not carry into a re-encode, measured on the source's packets
+ * (ffprobe, no decoding) before the encode starts (decisions.md "Variable frame rate" and "Early first audio
+ * packet"):
+ * - the end of its video as presented: a filtergraph's frames carry no duration, so the output's last frame
+ *   lasts one frame at the graph's rate, not the source's (a variable-rate recording whose last frame is
+ *   shown 1.57 s loses those seconds);
+ * - a first AAC packet that sits before a gap: some fragmented MP4 writers stretch the first sample's
+ *   duration by the video's start offset, so ffmpeg reads that packet 80 ms before the rest, and a copy
+ *   keeps the gap (its header then states 80 ms more than the audio that plays).
+ */
+import { runFfprobe } from "./ffmpeg.ts";
+import type { Input, JobContext } from "./job.ts";
+import { sec } from "./params.ts";
+
+/** How the source's video ends, in seconds from the start ffmpeg gives the input (its format start time). */
+export interface VideoEnd {
+  /** Presentation time of the last frame. */
+  last: number;
+  /** Where that frame's showing ends: the stream's stated end, else the last packet's end. */
+  end: number;
+  /** First frame's presentation time. */
+  first: number;
+  /** Frames per second of the filtergraph's link (ffmpeg's guess from the stream's rates); 0 when unknown. */
+  graphRate: number;
+}
+
+/** Seconds of the source's tail whose packets are listed (its last frame is among them). */
+const TAIL_SECONDS = 10;
+
+const num = (v: string | undefined): number | null => {
+  const n = Number(v);
+  return v !== undefined && v !== "N/A" && v !== "" && Number.isFinite(n) ? n : null;
+};
+
+const rate = (r: string | undefined): number => {
+  const m = /^(\d+)\/(\d+)$/.exec(r ?? "");
+  return m === null || Number(m[2]) === 0 ? 0 : Number(m[1]) / Number(m[2]);
+};
+
+/**
+ * The rate ffmpeg 5.1 gives a source's frames in a filtergraph (av_guess_frame_rate): the stream's
+ * r_frame_rate, or its average where r_frame_rate is a time base's (above 210) and the average below 70.
+ */
+export function guessedRate(rFrameRate: string | undefined, avgFrameRate: string | undefined): number {
+  const r = rate(rFrameRate);
+  const avg = rate(avgFrameRate);
+  return avg > 0 && r > 0 && avg < 70 && r > 210 ? avg : r > 0 ? r : avg;
+}
+
+interface TailPacket {
+  pts_time?: string;
+  duration_time?: string;
+  flags?: string;
+}
+
+/** The end of the source's first video stream; null when its packets do not say. */
+export async function videoEnd(ctx: JobContext, input: Input): Promise<VideoEnd | null> {
+  const { duration, startTime } = input.info;
+  const from = duration === null ? 0 : Math.max(0, startTime + duration - TAIL_SECONDS);
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%`],
+      ...[
+        "-show_entries",
+        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration",
+      ],
+      ...input.args(),
+    ],
+    ctx.signal,
+  );
+  const stream = probe.streams?.[0];
+  // Packets an edit list hides (flag D) are never shown.
+  const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
+  const times = packets.map((p) => num(p.pts_time));
+  if (stream === undefined || times.length === 0 || times.some((t) => t === null)) return null;
+  let lastIndex = 0;
+  times.forEach((t, i) => {
+    if (t! >= times[lastIndex]!) lastIndex = i;
+  });
+  const last = times[lastIndex]!;
+  const streamStart = num(stream.start_time);
+  const streamDuration = num(stream.duration);
+  const packetDuration = num(packets[lastIndex]!.duration_time);
+  // The stream's stated end (an MP4's edit list or track duration) holds where packets carry no duration
+  // (B-frames in MP4); Matroska states none, its blocks do.
+  const end =
+    streamStart !== null && streamDuration !== null && streamDuration > 0
+      ? streamStart + streamDuration
+      : packetDuration !== null && packetDuration > 0
+        ? last + packetDuration
+        : null;
+  if (end === null || end <= last) return null;
+  return {
+    last: last - startTime,
+    end: end - startTime,
+    first: (streamStart ?? startTime) - startTime,
+    graphRate: guessedRate(stream.r_frame_rate, stream.avg_frame_rate),
+  };
+}
+
+/** A first audio packet placed before a gap: where it belongs (right before the second one). */
+export interface EarlyAudio {
+  /** Seconds the first packet is moved later. */
+  gap: number;
+  /** The same in the stream's time base (ticks), for the setts bitstream filter. */
+  gapTicks: number;
+  /** Presentation time of the first packet once moved, seconds from the input's start. */
+  start: number;
+}
+
+/**
+ * Whether the first packet of audio stream `index` stands before a gap (the second packet starts later than
+ * the first one's length, that length taken from the second, as in AAC's fixed frames); null when not.
+ */
+export async function earlyFirstAudio(
+  ctx: JobContext,
+  input: Input,
+  index: number,
+): Promise<EarlyAudio | null> {
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", String(index), "-read_intervals", "%+#3"],
+      ...["-show_entries", "packet=pts,duration:stream=time_base", ...input.args()],
+    ],
+    ctx.signal,
+  );
+  const stream = probe.streams?.[0] as { time_base?: string } | undefined;
+  const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
+  const packets = (probe.packets ?? []) as { pts?: string; duration?: string }[];
+  const [p0, p1, d1] = [num(packets[0]?.pts), num(packets[1]?.pts), num(packets[1]?.duration)];
+  if (tb === null || p0 === null || p1 === null || d1 === null || d1 <= 0) return null;
+  const timeBase = Number(tb[1]) / Number(tb[2]);
+  const gapTicks = p1 - p0 - d1;
+  const gap = gapTicks * timeBase;
+  // A millisecond's rounding is not a gap; a second or more is a real hole in the audio, kept.
+  if (gap < 0.001 || gap >= 1) return null;
+  return { gap, gapTicks, start: (p0 + gapTicks) * timeBase - input.info.startTime };
+}

@@ -1,0 +1,148 @@
+/**
+ * video.watermark presents the source's timing (issue 12), reproduced with generated files: a
+ * variable-rate video whose last frame is shown 1.5 s (cursed-vfr.mp4), and a fragmented MP4 whose first
+ * AAC packet sits 80 ms before the rest (fragmented.mp4). See source-timing.ts.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+
+// Each case runs a few ffmpeg processes over seconds of small video: generous for a loaded machine.
+vi.setConfig({ testTimeout: 300_000 });
+
+const exec = promisify(execFile);
+const bins = resolveBinaries(process.env);
+
+const FILES = {
+  /** 42 frames without B-frames: 40 at 30 fps, one 0.2 s, the last shown 1.5 s (ends at 3.033 s). */
+  vfr: "wm-vfr-long-last.mp4",
+  /** Fragmented MP4: video from 0.08 s, AAC whose first packet is at 0 and the rest from 0.1013 s. */
+  gap: "wm-frag-aac-gap.mp4",
+} as const;
+const VFR_END = 4 / 3 + 0.2 + 1.5;
+
+const ff = (args: string[]) => exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"];
+
+async function generate(): Promise<void> {
+  const out = (name: string) => fixturePath(name);
+  const jobs: [string, () => Promise<unknown>][] = [
+    [
+      FILES.vfr,
+      async () => {
+        const plain = `${out(FILES.vfr)}.plain.mp4`;
+        await ff([
+          ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2", "-frames:v", "42"],
+          ...["-vf", "setpts='if(lt(N,40),N/30,4/3+(N-40)/5)/TB'", "-fps_mode", "passthrough"],
+          ...[...H264, "-bf", "0", plain],
+        ]);
+        // The last sample's duration, as cursed-vfr.mp4's stts states it.
+        await ff([
+          "-i",
+          plain,
+          "-c",
+          "copy",
+          "-bsf:v",
+          "setts=duration=if(eq(N\\,41)\\,1.5/TB\\,DURATION)",
+          out(FILES.vfr),
+        ]);
+      },
+    ],
+    [
+      FILES.gap,
+      async () => {
+        const video = `${out(FILES.gap)}.v.mp4`;
+        const audio = `${out(FILES.gap)}.a.m4a`;
+        await ff(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", ...H264, video]);
+        await ff(["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=2", "-c:a", "aac", audio]);
+        // The video 80 ms late and every audio packet but the first 3840 ticks (80 ms) later: the first
+        // fragment's first AAC sample then lasts 4864 ticks, as fragmented.mp4's does.
+        await ff([
+          ...["-itsoffset", "0.08", "-i", video, "-i", audio, "-map", "0:v", "-map", "1:a", "-c", "copy"],
+          ...["-bsf:a", "setts=ts=if(eq(N\\,0)\\,TS\\,TS+3840)"],
+          ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out(FILES.gap)],
+        ]);
+      },
+    ],
+  ];
+  await Promise.all(jobs.filter(([name]) => !existsSync(out(name))).map(([, job]) => job()));
+}
+
+let engine: TestEngine;
+beforeAll(async () => {
+  await generate();
+  engine = await startTestEngine();
+}, 120_000);
+afterAll(() => engine.close());
+
+async function watermark(source: string) {
+  const res = await engine.job("video.watermark", { source_url: media(source), params: { text: "mark" } });
+  if (res.status !== 200) throw new Error(`video.watermark answered ${res.status}: ${await res.text()}`);
+  const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+  return { result, file: await saveBody(res, "out.mp4") };
+}
+
+async function probeJson(args: string[]) {
+  const { stdout } = await exec(bins.ffprobe, ["-v", "error", "-of", "json", ...args]);
+  return JSON.parse(stdout) as {
+    format: { duration: string; start_time: string };
+    streams: { codec_type: string; codec_name: string; start_time: string; duration: string }[];
+    frames?: { best_effort_timestamp_time: string }[];
+  };
+}
+
+/** Seconds of audio the file decodes to. */
+async function decodedSeconds(file: string): Promise<number> {
+  const { stdout } = await exec(
+    bins.ffmpeg,
+    ["-v", "error", "-i", file, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "pipe:1"],
+    { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+  );
+  return stdout.length / 2 / 48000;
+}
+
+describe("video.watermark", () => {
+  test("holds a variable-rate source's long last frame until the source's video ends", async () => {
+    const { result, file } = await watermark(FILES.vfr);
+    const probed = await probeJson([
+      ...["-show_format", "-show_streams", "-show_frames", "-select_streams", "v:0"],
+      ...[
+        "-show_entries",
+        "frame=best_effort_timestamp_time:stream=codec_type,duration:format=duration",
+        file,
+      ],
+    ]);
+    // The video ends where the source's does, within half a frame at the graph's rate (30 fps); before the
+    // fix it ended one frame after the last one, at 1.57 s.
+    const tolerance = 0.5 / 30 + 0.002;
+    expect(Math.abs(Number(probed.streams[0]!.duration) - VFR_END)).toBeLessThan(tolerance);
+    expect(Math.abs((result.duration ?? 0) - VFR_END)).toBeLessThan(tolerance);
+    // Every source frame is kept at its time; the rest are the last one repeated, none at its own time.
+    const times = (probed.frames ?? []).map((f) => Number(f.best_effort_timestamp_time));
+    expect(times[40]).toBeCloseTo(4 / 3, 3);
+    expect(times[41]).toBeCloseTo(4 / 3 + 0.2, 3);
+    expect(times.length).toBeGreaterThan(42);
+    expect(new Set(times.map((t) => t.toFixed(4))).size).toBe(times.length);
+    expect(times.at(-1)!).toBeLessThan(VFR_END);
+  });
+
+  test("moves a fragmented MP4's early first AAC packet to where it belongs, still copying", async () => {
+    const sourceAudio = await decodedSeconds(fixturePath(FILES.gap));
+    const { result, file } = await watermark(FILES.gap);
+    const probed = await probeJson(["-show_format", "-show_streams", file]);
+    const audio = probed.streams.find((s) => s.codec_type === "audio")!;
+    const video = probed.streams.find((s) => s.codec_type === "video")!;
+    expect(audio.codec_name).toBe("aac");
+    // Both start at 0 (the source's 0.08 s); the header states the audio that plays, not 80 ms more.
+    expect(Number(audio.start_time)).toBeCloseTo(0, 3);
+    expect(Number(video.start_time)).toBeCloseTo(0, 3);
+    const decoded = await decodedSeconds(file);
+    expect(Math.abs(decoded - sourceAudio)).toBeLessThan(0.001);
+    expect(Math.abs(Number(probed.format.duration) - decoded)).toBeLessThan(0.022);
+    expect(Math.abs((result.duration ?? 0) - decoded)).toBeLessThan(0.022);
+  });
+});
