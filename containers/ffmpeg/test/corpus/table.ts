@@ -82,5 +82,4 @@ export const FAST_SUBSET = [
  * Defects of issue 12 not fixed yet, by "<file> <label>": the subset test expects them still wrong, so the
  * list stays true. The whole corpus's are in test-artifacts/corpus.md after `npm run test:corpus`.
  */
-export const KNOWN_WRONG: Record<string, string> = {
-};
+export const KNOWN_WRONG: Record<string, string> = {};
