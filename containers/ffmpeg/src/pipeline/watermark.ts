@@ -93,8 +93,12 @@ export interface TextMark {
 const MAX_TEXT_MARK_BYTES = 8 * 1024 * 1024;
 
 /** Reads the job's `text_mark` field: `{png?: base64 PNG, font_size}`; undefined when absent. */
-/** The Worker's MAX_MARK_PIXELS (src/images/text.ts): the largest mark it draws. */
-const MAX_TEXT_MARK_PIXELS = 4_000_000;
+/**
+ * The largest text_mark accepted: four times the Worker's MAX_MARK_PIXELS (src/images/text.ts), whose check is
+ * an estimate made before drawing (colour emoji advance 1.25 em where it counts 1.1 em), so never in the way
+ * of a mark the Worker drew; a header claiming more is not one of ours.
+ */
+const MAX_TEXT_MARK_PIXELS = 16_000_000;
 
 export function readTextMark(body: Record<string, unknown>): TextMark | undefined {
   const raw = body.text_mark;
@@ -115,8 +119,7 @@ export function readTextMark(body: Record<string, unknown>): TextMark | undefine
     bytes.toString("latin1", 12, 16) !== "IHDR"
   )
     throw invalid("text_mark", "text_mark.png is not a PNG");
-  // The Worker draws at most MAX_MARK_PIXELS (src/images/text.ts); a header claiming more, or nothing, is
-  // refused here, before a slot is taken and ffmpeg reads it.
+  // A header claiming no pixels, or far more than the Worker draws, is refused before ffmpeg reads it.
   const { width, height } = pngSize(bytes);
   if (width < 1 || height < 1 || width * height > MAX_TEXT_MARK_PIXELS)
     throw invalid("text_mark", `text_mark.png must be 1 to ${MAX_TEXT_MARK_PIXELS / 1e6} megapixels`);
