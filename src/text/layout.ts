@@ -51,13 +51,53 @@ function itemiseText(line: string, faces: Face[]): Run[] {
     text
       .split(/(\s+)/u)
       .filter((piece) => piece !== "")
-      .map(
-        (piece): Run =>
-          /^\s+$/u.test(piece)
-            ? { text: piece, face: faces[0]!, rtl: false, space: true }
-            : { text: piece, face, rtl: isRtl(piece) },
+      .flatMap((piece): Run[] =>
+        /^\s+$/u.test(piece)
+          ? [{ text: piece, face: faces[0]!, rtl: false, space: true }]
+          : splitAfterSpacingSigns(piece).map((part) => ({ text: part, face, rtl: isRtl(part) })),
       ),
   );
+}
+
+/** A spacing vowel sign (Mc) of the Indic scripts, Devanagari to Sinhala. */
+const INDIC_SPACING_SIGN = /[\u0900-\u0dff]/u;
+const SPACING_SIGN = /\p{Mc}/u;
+
+/**
+ * resvg-wasm 2.6.2 gives a cluster of several glyphs the advance of its widest glyph, not their sum: a
+ * spacing vowel sign shaped into its consonant's cluster (का, কা, கா, कि) loses its advance, and the next
+ * letter is drawn over it. A word is therefore cut after each such sign that ends a syllable (the next
+ * character is no mark or joiner), a cluster boundary, so shaping is unchanged; each piece ends with the
+ * short cluster, whose lost advance `lostAdvance` gives back.
+ */
+export function splitAfterSpacingSigns(word: string): string[] {
+  const pieces: string[] = [];
+  let piece = "";
+  let signed = false;
+  for (const character of word) {
+    if (signed && !MARK.test(character)) {
+      pieces.push(piece);
+      piece = "";
+      signed = false;
+    }
+    piece += character;
+    if (SPACING_SIGN.test(character) && INDIC_SPACING_SIGN.test(character)) signed = true;
+  }
+  if (piece !== "") pieces.push(piece);
+  return pieces;
+}
+
+/**
+ * The advance (in em) resvg loses in a run: the nominal advances of its Indic spacing signs (decomposed, so
+ * Bengali ো counts its two parts), which resvg folds into their consonant's cluster.
+ */
+export function lostAdvance(run: Run): number {
+  if (run.space || run.emoji) return 0;
+  let lost = 0;
+  for (const character of run.text.normalize("NFD"))
+    if (SPACING_SIGN.test(character) && INDIC_SPACING_SIGN.test(character))
+      lost += run.face.coverage.advance(run.face.coverage.glyph(character.codePointAt(0)!));
+  return lost;
 }
 
 function strongDirection(text: string): "l" | "r" | undefined {

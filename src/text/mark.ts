@@ -1,9 +1,9 @@
 import type { Rgba } from "../images/rgba";
 import { emojiIn, loadEmoji, withoutEmoji } from "./emoji";
 import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
-import { itemise, type Run, visualOrder } from "./layout";
+import { itemise, lostAdvance, type Run, visualOrder } from "./layout";
 import { rasterise, renderSvg } from "./resvg";
-import { advancesFrom, markSvg, measureSvg, type Paint, probeAdvances, probes } from "./svg";
+import { advancesFrom, inkRights, markSvg, measureSvg, type Paint, probeAdvances, probes } from "./svg";
 
 /**
  * A text watermark as pixels: the text shaped (rustybuzz), laid out in both directions (bidi) and drawn with
@@ -105,7 +105,14 @@ async function measure(runs: Run[], mark: Paint, fonts: Uint8Array[]): Promise<n
     const svg = measureSvg(chunk, paint);
     const rendered = await renderSvg(svg.svg, svg.width, svg.height, fonts);
     const values = probeAdvances(rendered.pixels, rendered.width, svg.band, chunk.length);
-    for (const [i, run] of chunk.entries()) measuredAdvances.set(key(run), values[i]!);
+    const rights = inkRights(rendered.pixels, rendered.width, svg.band, chunk.length, svg.anchor);
+    for (const [i, run] of chunk.entries()) {
+      // A run whose ink reaches past its advance by more than half its spacing signs lost them (layout.ts);
+      // a sign that is part of a ligature (Tamil கு) draws inside the advance and lost nothing.
+      const lost = lostAdvance(run) * MEASURE_SIZE;
+      const overhang = rights[i]! - values[i]!;
+      measuredAdvances.set(key(run), values[i]! + (lost > 0 && overhang > lost / 2 ? lost : 0));
+    }
     start = end;
   }
   return advancesFrom(

@@ -94,6 +94,22 @@ export function probeAdvances(pixels: Uint8Array, width: number, band: number, c
   return Array.from({ length: count }, (_, i) => centroid(band * 2 * i) - centroid(band * (2 * i + 1)));
 }
 
+/** How far right of its origin each probe's ink reaches (alpha ≥ ½), from the same measuring render. */
+export function inkRights(
+  pixels: Uint8Array,
+  width: number,
+  band: number,
+  count: number,
+  anchor: number,
+): number[] {
+  return Array.from({ length: count }, (_, i) => {
+    let right = anchor;
+    for (let y = band * 2 * i; y < band * (2 * i + 1); y++)
+      for (let x = right + 1; x < width; x++) if (pixels[(y * width + x) * 4 + 3]! >= 128) right = x;
+    return right - anchor;
+  });
+}
+
 /** Run advances from the advances of `probes(runs)`, in order. */
 export function advancesFrom(probed: number[], runs: Run[]): number[] {
   let probe = 0;
