@@ -3,6 +3,9 @@
  * container's). The report may hold every project of `npm test` (.ci/run passes that run's): only the files
  * under containers/ffmpeg/test/ count, the media-engine project's. Prints `passed failed skipped files` and
  * writes the passed tests' names (file relative to containers/ffmpeg, then the full name), sorted, to <list>.
+ * Two things in names differ between the runs by nature and are normalised: a loopback fixture server's port
+ * (`host:43189/` → `host:<port>/`) and the corpus directory in the corpus test's name (the host's path, the
+ * container's /corpus).
  *   node suite-counts.ts <report.json> <list>
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -13,6 +16,12 @@ interface Report {
     status: string;
     assertionResults: { fullName: string; status: string }[];
   }[];
+}
+
+function normalise(name: string): string {
+  return name
+    .replace(/:\d{2,5}\//g, ":<port>/")
+    .replace(/^corpus subset \([^)]*\)/, "corpus subset (<corpus>)");
 }
 
 const [reportPath, listPath] = process.argv.slice(2);
@@ -34,7 +43,7 @@ for (const file of report.testResults) {
   for (const test of file.assertionResults) {
     if (test.status === "passed") {
       passed++;
-      names.push(`${relative} > ${test.fullName}`);
+      names.push(`${relative} > ${normalise(test.fullName)}`);
     } else if (test.status === "failed") failed++;
     else skipped++;
   }
