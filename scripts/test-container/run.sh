@@ -68,7 +68,7 @@ limit() {
 step "packages"
 missing=()
 [ -x /usr/sbin/dockerd ] && [ -x /usr/bin/docker ] || missing+=(docker.io)
-command -v debootstrap >/dev/null || missing+=(debootstrap)
+command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
 command -v nsenter >/dev/null || missing+=(util-linux)
 command -v ip >/dev/null || missing+=(iproute2)
 command -v openssl >/dev/null || missing+=(openssl)
@@ -232,10 +232,16 @@ step "images (dockerd in the machine's network, no bridge)"
 dockerd_args=(--bridge=none --iptables=false --ip-masq=false)
 start_dockerd build env
 
-# The engine suite as a host process, meanwhile: its pass count is compared with the count inside the image.
-# TEST_CONTAINER_SUITES=0 leaves both suites out, for work on the later steps only (never in CI; said loudly).
+# The engine suite as a host process, meanwhile: its passed tests are compared with those inside the image.
+# TEST_CONTAINER_HOST_RESULTS=<vitest JSON report> takes them from a run that already happened instead (.ci/run
+# passes its `npm test`'s, which ran the media-engine project as a host process on this checkout just
+# before): the suite is then not run twice. TEST_CONTAINER_SUITES=0 leaves both suites out, for work on the
+# later steps only (never in CI; said loudly).
 suites="${TEST_CONTAINER_SUITES:-1}"
-if [ "$suites" = 1 ]; then
+host_results="${TEST_CONTAINER_HOST_RESULTS:-}"
+if [ "$suites" = 1 ] && [ -n "$host_results" ]; then
+  echo "engine suite as a host process: not run again, its results are taken from $host_results"
+elif [ "$suites" = 1 ]; then
   (cd "$repo" && NO_COLOR=1 exec setsid timeout -k 15 "$limit_suite" node node_modules/vitest/vitest.mjs run \
     --project media-engine --reporter=default --reporter=json --outputFile="$run/host-suite.json" \
     >"$run/host-suite.log" 2>&1) 9>&- &
@@ -244,19 +250,23 @@ if [ "$suites" = 1 ]; then
   record
 fi
 
-if ! "$docker" image inspect node:22-bookworm-slim >/dev/null 2>&1; then
-  if [ ! -f "$cache/node-22-bookworm-slim.tar" ]; then
-    echo "building the base image node:22-bookworm-slim (debootstrap + Node 22 + npm; once per machine)"
+# The base is named after base-image.sh's own hash: an edit to it builds and imports a new one, not the old.
+base_version="$(sha256sum "$here/base-image.sh" | cut -c1-12)"
+base_tar="$cache/node-22-bookworm-slim-$base_version.tar"
+if [ "$("$docker" image inspect -f '{{index .Config.Labels "p6.base"}}' node:22-bookworm-slim 2>/dev/null)" != "$base_version" ]; then
+  if [ ! -f "$base_tar" ]; then
+    rm -f "$cache"/node-22-bookworm-slim*.tar
+    echo "building the base image node:22-bookworm-slim (mmdebstrap + Node 22 + npm; once per machine)"
     t0=$SECONDS
     limit "$limit_base" TEST_CONTAINER_LIMIT_BASE "the base image (base-image.sh)" \
-      bash "$here/base-image.sh" "$cache/node-22-bookworm-slim.tar"
+      bash "$here/base-image.sh" "$base_tar"
     echo "base image built in $((SECONDS - t0)) s"
   fi
   limit "$limit_base" TEST_CONTAINER_LIMIT_BASE "docker import of the base image" "$docker" import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-extra.pem' \
-    --change 'CMD ["node"]' \
-    "$cache/node-22-bookworm-slim.tar" node:22-bookworm-slim >/dev/null
+    --change 'CMD ["node"]' --change "LABEL p6.base=$base_version" \
+    "$base_tar" node:22-bookworm-slim >/dev/null
 fi
 
 echo "building the engine image from containers/ffmpeg/Dockerfile"
@@ -329,52 +339,24 @@ done
 }
 echo "healthy $((SECONDS - t0)) s after docker run"
 
+# The engine suite inside the container, and beside it the Worker → Container path: neither has timed
+# assertions, and side by side the two waits (ffmpeg on one side, wrangler and container starts on the other)
+# overlap instead of queueing.
 if [ "$suites" != 1 ]; then
   echo "ENGINE SUITES SKIPPED (TEST_CONTAINER_SUITES=$suites): this run proves less than test:container should"
 else
   # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
   # read-only (the suite and vitest); the suite writes only to the container's /tmp. `timeout` runs inside
-  # the container: stopping the docker CLI alone would leave the suite running in there. It starts now,
-  # beside the host run's tail: the suite has no timed assertions, and the two overlap instead of queueing.
+  # the container: stopping the docker CLI alone would leave the suite running in there. Same config as the
+  # host run (containers/ffmpeg/vitest.config.ts, its maxWorkers included).
   box_started=$SECONDS
   "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true "${corpus_env[@]}" p6c-engine \
     timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
     --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
     >"$run/container-suite.log" 2>&1 9>&- &
   box_suite_pid=$!
-  echo "the engine suite runs inside the container; waiting for the host run of it"
-  code=0
-  wait "$host_suite_pid" || code=$?
-  host_suite_pid=""
-  record
-  echo "engine suite as a host process: $((SECONDS - host_suite_started)) s"
-  if [ "$code" != 0 ]; then
-    tail -60 "$run/host-suite.log"
-    failed_with "$code" "the engine suite as a host process" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
-  fi
-  code=0
-  wait "$box_suite_pid" || code=$?
-  box_suite_pid=""
-  echo "engine suite inside the container: $((SECONDS - box_started)) s"
-  if [ "$code" != 0 ]; then
-    tail -60 "$run/container-suite.log"
-    failed_with "$code" "the engine suite inside the container" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
-  fi
-  grep -E '^ *(Test Files|Tests) ' "$run/host-suite.log" | sed 's/^/  host process: /'
-  grep -E '^ *(Test Files|Tests) ' "$run/container-suite.log" | sed 's/^/  container:    /'
-  counts() { node -e "const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)" "$1"; }
-  read -r host_passed host_failed host_skipped < <(counts "$run/host-suite.json")
-  read -r box_passed box_failed box_skipped < <(counts "$run/out/container-suite.json")
-  echo "engine suite, host process: $host_passed passed, $host_failed failed, $host_skipped skipped"
-  echo "engine suite, in the image: $box_passed passed, $box_failed failed, $box_skipped skipped"
-  [ "$host_failed" = 0 ] && [ "$box_failed" = 0 ] || fail "the engine suite has failures"
-  [ "$host_passed" = "$box_passed" ] || fail "the pass counts differ (host $host_passed, image $box_passed)"
+  echo "the engine suite runs inside the container (container p6c-engine)"
 fi
-# The image's HEALTHCHECK (every 30 s, on $PORT) has run by now when the suite ran.
-health="$("$docker" inspect -f '{{.State.Health.Status}}' p6c-engine)"
-echo "HEALTHCHECK: $health"
-[ "$suites" != 1 ] || [ "$health" = healthy ] || fail "the image's HEALTHCHECK says $health"
-"$docker" rm -f p6c-engine >/dev/null
 
 step "wrangler dev with containers: every operation and a task through the Container binding"
 t0=$SECONDS
@@ -389,6 +371,57 @@ worker_pid=""
 record
 echo "Worker → Container path: $((SECONDS - t0)) s"
 [ "$code" = 0 ] || failed_with "$code" "the Worker → Container path" "$limit_worker" TEST_CONTAINER_LIMIT_WORKER
+
+if [ "$suites" = 1 ]; then
+  step "the engine suite's results: host process and container"
+  if [ -n "$host_results" ]; then
+    [ -s "$host_results" ] || fail "TEST_CONTAINER_HOST_RESULTS=$host_results: no such report"
+    host_files=0
+    read -r host_passed host_failed host_skipped host_files < <(node "$here/suite-counts.ts" "$host_results" "$run/host-passed.txt") ||
+      fail "TEST_CONTAINER_HOST_RESULTS=$host_results: not a vitest JSON report"
+    [ "$host_files" -gt 0 ] || fail "TEST_CONTAINER_HOST_RESULTS=$host_results has no media-engine test files"
+    echo "engine suite as a host process: $host_files files in $host_results"
+  else
+    code=0
+    wait "$host_suite_pid" || code=$?
+    host_suite_pid=""
+    record
+    echo "engine suite as a host process: $((SECONDS - host_suite_started)) s"
+    if [ "$code" != 0 ]; then
+      tail -60 "$run/host-suite.log"
+      failed_with "$code" "the engine suite as a host process" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
+    fi
+    grep -E '^ *(Test Files|Tests|Duration) ' "$run/host-suite.log" | sed 's/^/  host process: /'
+    read -r host_passed host_failed host_skipped _ < <(node "$here/suite-counts.ts" "$run/host-suite.json" "$run/host-passed.txt")
+  fi
+  code=0
+  wait "$box_suite_pid" || code=$?
+  box_suite_pid=""
+  # Its own duration (vitest's) and when this run had it: the Worker path ran meanwhile.
+  echo "engine suite inside the container: $(sed -n 's/^ *Duration *\([0-9.]*s\).*/\1/p' "$run/container-suite.log" | tail -1), done $((SECONDS - box_started)) s after its start or sooner"
+  if [ "$code" != 0 ]; then
+    tail -60 "$run/container-suite.log"
+    failed_with "$code" "the engine suite inside the container" "$limit_suite" TEST_CONTAINER_LIMIT_SUITE
+  fi
+  grep -E '^ *(Test Files|Tests) ' "$run/container-suite.log" | sed 's/^/  container:    /'
+  read -r box_passed box_failed box_skipped _ < <(node "$here/suite-counts.ts" "$run/out/container-suite.json" "$run/box-passed.txt")
+  echo "engine suite, host process: $host_passed passed, $host_failed failed, $host_skipped skipped"
+  echo "engine suite, in the image: $box_passed passed, $box_failed failed, $box_skipped skipped"
+  [ "$host_failed" = 0 ] && [ "$box_failed" = 0 ] || fail "the engine suite has failures"
+  [ "$host_passed" = "$box_passed" ] || fail "the pass counts differ (host $host_passed, image $box_passed)"
+  # Equal counts, and the same tests by name (a test passing on one side only would otherwise hide behind
+  # another's skip).
+  if ! diff -u "$run/host-passed.txt" "$run/box-passed.txt" >"$run/passed.diff"; then
+    head -40 "$run/passed.diff"
+    fail "the same number of tests passed, but not the same tests (host process vs image)"
+  fi
+  echo "the same $box_passed tests passed in both, by name"
+fi
+# The image's HEALTHCHECK (every 30 s, on $PORT) has run by now when the suite ran.
+health="$("$docker" inspect -f '{{.State.Health.Status}}' p6c-engine)"
+echo "HEALTHCHECK: $health"
+[ "$suites" != 1 ] || [ "$health" = healthy ] || fail "the image's HEALTHCHECK says $health"
+"$docker" rm -f p6c-engine >/dev/null
 leftover="$("$docker" ps -aq)"
 [ -z "$leftover" ] || {
   "$docker" ps -a
