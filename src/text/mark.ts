@@ -41,11 +41,12 @@ export class UndrawableTextError extends Error {
 export async function renderTextMark(options: TextMarkOptions): Promise<Rgba | undefined> {
   const text = decomposeSaraAm(options.text.replace(/\r\n?/g, "\n"));
   if (!/\S/u.test(text.replace(IGNORABLE, ""))) return undefined;
-  const [faces, emoji] = await Promise.all([
-    facesFor(withoutEmoji(text), options.fontFamily, options.fontWeight, options.env.FONTS),
-    loadEmoji(emojiIn(text), options.env.FONTS),
-  ]);
-  if (emoji.missing.length > 0) throw new UndrawableTextError(emoji.missing);
+  const { faces, emoji } = await facesAndPictures(
+    text,
+    options.fontFamily,
+    options.fontWeight,
+    options.env.FONTS,
+  );
   const fonts = faces.map((face) => face.bytes);
   const lines = text.split("\n").map((line) => itemise(line, faces, emoji.pictures));
   const runs = lines.flat();
@@ -190,7 +191,7 @@ function isCjkCandidate(character: string): boolean {
 
 /**
  * renderTextMark's coverage check alone, without drawing: throws UndrawableTextError naming the characters no
- * font covers (and FontUnavailableError when the R2 fonts cannot be read). Lets a task be refused before it
+ * font covers and emoji the pack lacks (and FontUnavailableError when the R2 fonts or pack cannot be read). Lets a task be refused before it
  * is queued.
  */
 export async function checkDrawable(
@@ -199,5 +200,23 @@ export async function checkDrawable(
   fontWeight: FontWeight,
   env: { FONTS?: R2Bucket },
 ): Promise<void> {
-  await facesFor(decomposeSaraAm(text.replace(/\r\n?/g, "\n")), fontFamily, fontWeight, env.FONTS);
+  await facesAndPictures(decomposeSaraAm(text.replace(/\r\n?/g, "\n")), fontFamily, fontWeight, env.FONTS);
+}
+
+/**
+ * The faces the text outside emoji needs and the emoji's pictures (src/text/emoji.ts): emoji are pictures,
+ * not glyphs. Throws UndrawableTextError naming characters no font covers or emoji the pack lacks.
+ */
+async function facesAndPictures(
+  text: string,
+  fontFamily: FontFamily,
+  fontWeight: FontWeight,
+  fonts: R2Bucket | undefined,
+) {
+  const [faces, emoji] = await Promise.all([
+    facesFor(withoutEmoji(text), fontFamily, fontWeight, fonts),
+    loadEmoji(emojiIn(text), fonts),
+  ]);
+  if (emoji.missing.length > 0) throw new UndrawableTextError(emoji.missing);
+  return { faces, emoji };
 }

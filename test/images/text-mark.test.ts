@@ -9,7 +9,7 @@ import { MAX_MARK_PIXELS, markBound, renderMark } from "../../src/images/text";
 import { watermarkImage } from "../../src/images/watermark";
 import { engineTextMark } from "../../src/operations/text-mark";
 import * as markModule from "../../src/text/mark";
-import { seedRemoteFonts } from "../text/fonts";
+import { seedEmojiPack, seedRemoteFonts } from "../text/fonts";
 import { changedBox, decodeOutput, encodeFixture, gradient } from "./fixtures";
 
 /** The real font chain (helper textB's src/text/mark.ts) is needed for scripts beyond DejaVu Sans. */
@@ -107,6 +107,28 @@ describe("text marks on images", () => {
       for (let i = 0; i < masks.length; i++)
         for (let j = i + 1; j < masks.length; j++)
           expect(differing(masks[i]!, masks[j]!)).toBeGreaterThan(50);
+    },
+  );
+
+  it.skipIf(standIn).each(["png", "jpeg", "webp"] as const)(
+    "colour emoji arrive in colour in %s output (the mark's colour does not tint them)",
+    async (format) => {
+      // The pictures live in the FONTS bucket, cut out of Debian's Noto Color Emoji as `npm run dev` does.
+      const seeded = await seedEmojiPack();
+      if (!seeded.ok) throw new Error(seeded.reason);
+      const image = await mark(
+        { text: "😀", font_size: 64, opacity: 1, color: "#000000" },
+        format,
+        workerEnv,
+      );
+      const mask = inkMask(image);
+      // Noto's grinning face is yellow: changed pixels that are strongly yellow, which black text never gives.
+      let yellow = 0;
+      for (let i = 0; i < mask.length; i++) {
+        const [r, g, b] = [image.data[i * 4]!, image.data[i * 4 + 1]!, image.data[i * 4 + 2]!];
+        if (mask[i] && r > 180 && g > 130 && b < 100) yellow++;
+      }
+      expect(yellow).toBeGreaterThan(500);
     },
   );
 

@@ -10,6 +10,7 @@ import * as markModule from "../../src/text/mark";
 import { newAccount, problem } from "../helpers/api";
 import { download, media, operate } from "../helpers/media";
 import { createTaskCall, terminal, waitForTask } from "../helpers/task-api";
+import { seedEmojiPack } from "../text/fonts";
 
 const standIn = "STAND_IN" in markModule;
 
@@ -79,6 +80,36 @@ describe("text watermarks through the routes", () => {
     const shifted: Rgba = { ...before, data: before.data.slice() };
     compositeOver(shifted, bitmap, 18, 16, 1);
     expect(meanLumaDiff(after, shifted, region)).toBeGreaterThan(error * 1.5);
+  });
+
+  it.skipIf(standIn)("video: colour emoji arrive in colour on the frame", async () => {
+    // The pictures live in the FONTS bucket, cut out of Debian's Noto Color Emoji as `npm run dev` does.
+    const seeded = await seedEmojiPack();
+    if (!seeded.ok) throw new Error(seeded.reason);
+    const { key } = await newAccount({ credits: 20 });
+    const params = {
+      text: "😀",
+      font_size: 96,
+      color: "#000000",
+      opacity: 1,
+      position: "top-left",
+      margin: 16,
+    };
+    const result = await json(
+      await operate("/v1/video/watermark", key, { source_url: media("short.mp4"), params }),
+    );
+    const after = await frame((await download(result.url)).bytes, 0.5);
+    const before = await frame(new Uint8Array(await (await fetch(media("short.mp4"))).arrayBuffer()), 0.5);
+    // Noto's grinning face is yellow: pixels of the mark's box that became strongly yellow (black text, or
+    // a grey picture, never gives one).
+    const yellowish = (d: Uint8ClampedArray, i: number) => d[i]! > 180 && d[i + 1]! > 130 && d[i + 2]! < 100;
+    let yellow = 0;
+    for (let y = 16; y < 16 + 120 && y < after.height; y++)
+      for (let x = 16; x < 16 + 130 && x < after.width; x++) {
+        const i = (y * after.width + x) * 4;
+        if (yellowish(after.data, i) && !yellowish(before.data, i)) yellow++;
+      }
+    expect(yellow).toBeGreaterThan(1000);
   });
 
   it("video as a task takes the same path (the mark drawn by the Worker)", async () => {

@@ -14,7 +14,7 @@ import { REMOTE_FONT_FILES } from "../../src/text/remote-fonts";
 import { db, newAccount, problem } from "../helpers/api";
 import { media, operate, operateWith } from "../helpers/media";
 import { createTaskCall, getTaskView, taskLedger, terminal, waitForTask } from "../helpers/task-api";
-import { seedRemoteFonts } from "../text/fonts";
+import { seedEmojiPack, seedRemoteFonts } from "../text/fonts";
 
 const balance = async (accountId: string) =>
   (await db().select().from(accounts).where(eq(accounts.id, accountId)).get())!.credits;
@@ -71,6 +71,31 @@ describe("POST /v1/tasks refuses a text mark the run would refuse, before reserv
     expect(created.status, await created.clone().text()).toBe(201);
     expect(await balance(accountId)).toBe(19);
   });
+});
+
+describe("emoji in a text mark, at creation and on the synchronous routes", () => {
+  it.each(Object.entries(sources))(
+    "%s: an emoji of the pack is accepted; one it lacks (Unicode 16) is the sync route's 400 naming it",
+    async (type, source) => {
+      const seeded = await seedEmojiPack();
+      expect(seeded, "fonts-noto-color-emoji must be installed for this test").toEqual({ ok: true });
+      const { accountId, key } = await newAccount({ credits: 20 });
+      const ok = await createTaskCall(key, { type, source_url: media(source), params: { text: "Hi 😀 🇫🇷" } });
+      expect(ok.status, await ok.clone().text()).toBe(201);
+      const reserved = await balance(accountId);
+      expect(reserved).toBeLessThan(20);
+      const params = { text: "Hi \u{1FAE9}" };
+      const created = await createTaskCall(key, { type, source_url: media(source), params });
+      expect(created.status, await created.clone().text()).toBe(400);
+      const body = await problem(created);
+      expect(body.detail).toContain("U+1FAE9");
+      const sync = await operate(`/v1/${type.replace(".", "/")}`, key, { source_url: media(source), params });
+      expect(sync.status).toBe(400);
+      expect((await problem(sync)).detail).toBe(body.detail);
+      // Neither refusal reserved or charged anything.
+      expect(await balance(accountId)).toBe(reserved);
+    },
+  );
 });
 
 describe("a CJK font missing from the FONTS bucket", () => {
