@@ -39,15 +39,15 @@ const quietEnv = {
 const { vars, created } = ensureDevVars();
 if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
 
-// The font uploads (wrangler processes, mostly waiting) run while the migrations apply.
-const fontsSeeded = seedFonts();
+// The font uploads first, then the migrations: every `wrangler … --local` starts a workerd on the same state
+// directory, and two at once can meet a SQLite lock (SQLITE_BUSY, seen on a fresh state directory).
+await seedFonts();
 
 console.log("Applying local D1 migrations…");
 execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
   stdio: ["ignore", "ignore", "inherit"],
   env: { ...process.env, ...quietEnv, CI: "1" },
 });
-await fontsSeeded;
 
 /** The fonts too large for the bundle, into the local R2 bucket FONTS once per state directory and file. */
 async function seedFonts() {
@@ -86,15 +86,16 @@ async function seedFonts() {
   const bucket = config.r2_buckets.find((b) => b.binding === "FONTS")?.bucket_name;
   // The colour emoji pack (src/text/emoji.ts) is cut out of Debian's NotoColorEmoji.ttf first.
   const emojiPack = emojiPackFile();
-  const puts = [...REMOTE_FONT_FILES, ...(emojiPack ? [emojiPack] : [])].map(async (font) => {
+  // One put at a time (see above: one workerd on the state directory at a time).
+  for (const font of [...REMOTE_FONT_FILES, ...(emojiPack ? [emojiPack] : [])]) {
     if (!existsSync(font.path)) {
       console.warn(
         `${font.path} is missing (apt-get install ${FONTS_PACKAGE}): CJK text watermarks will fail.`,
       );
-      return;
+      continue;
     }
     const stamp = statSync(font.path).mtimeMs;
-    if (seeded[font.key] === stamp) return;
+    if (seeded[font.key] === stamp) continue;
     console.log(`Putting ${font.key} into the local FONTS bucket…`);
     await run(
       wrangler,
@@ -112,8 +113,7 @@ async function seedFonts() {
       { env: { ...process.env, ...quietEnv } },
     );
     seeded[font.key] = stamp;
-  });
-  await Promise.all(puts);
+  }
   writeFileSync(marker, JSON.stringify(seeded));
 }
 
