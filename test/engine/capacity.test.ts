@@ -24,7 +24,12 @@ async function holdSlot(engineUrl: string) {
   const jobId = `hold-${crypto.randomUUID()}`;
   const controller = new AbortController();
   const answer = engine
-    .run("video.probe", { job_id: jobId, source_url: fixture("/hang") }, controller.signal)
+    // A general slot: a synchronous probe would sit in the engine's light lane (ENGINE_LIGHT_SLOTS) instead.
+    .run(
+      "video.extract-cover",
+      { job_id: jobId, source_url: fixture("/hang"), params: { width: 160 } },
+      controller.signal,
+    )
     .catch(() => null);
   while ((await engine.progress(jobId)) === null) await new Promise((r) => setTimeout(r, 20));
   return {
@@ -76,8 +81,11 @@ describe("engine failures are 503 SERVICE_UNAVAILABLE with Retry-After, never 50
     const hold = await holdSlot(small!);
     try {
       const { key } = await newAccount({ credits: 10 });
+      // An operation that needs a general slot (a synchronous probe has a light lane of its own).
       const body = await expect503(
-        await operateWith({ ENGINE_URL: small }, "/v1/video/probe", key, { source_url: media("av.mp4") }),
+        await operateWith({ ENGINE_URL: small }, "/v1/video/extract-cover", key, {
+          source_url: media("av.mp4"),
+        }),
       );
       expect(body.detail).toMatch(/capacity/);
     } finally {

@@ -32,7 +32,12 @@ async function saturate(url: string) {
   const jobId = `hold-${crypto.randomUUID()}`;
   const controller = new AbortController();
   const answer = engine
-    .run("video.probe", { job_id: jobId, source_url: fixture("/hang") }, controller.signal)
+    // A general slot: a synchronous probe would sit in the engine's light lane (ENGINE_LIGHT_SLOTS) instead.
+    .run(
+      "video.extract-cover",
+      { job_id: jobId, source_url: fixture("/hang"), params: { width: 160 } },
+      controller.signal,
+    )
     .catch(() => null);
   while ((await engine.progress(jobId)) === null) await new Promise((r) => setTimeout(r, 20));
   return async () => {
@@ -56,9 +61,11 @@ describe("routing over several engine instances", () => {
         loads: new LoadBoard(),
       });
       for (let i = 0; i < 6; i++) {
-        const res = await engine.run("video.probe", {
+        // Jobs that need a general slot (a synchronous probe would also fit the busy one's light lane).
+        const res = await engine.run("video.extract-cover", {
           job_id: `scale-${crypto.randomUUID()}`,
           source_url: media("av.mp4"),
+          params: { width: 160 },
         });
         expect(res.status, await res.clone().text()).toBe(200);
         expect(parseEngineLoad(res.headers.get(ENGINE_LOAD_HEADER))).toMatchObject({ busy: 0 });
@@ -79,7 +86,9 @@ describe("routing over several engine instances", () => {
       const { key } = await newAccount({ credits: 10 });
       const engines = { ENGINE_URL: `${busyUrl},${idleUrl},${inject("engineUrl")}` };
       for (let i = 0; i < 4; i++) {
-        const res = await operateWith(engines, "/v1/video/probe", key, { source_url: media("av.mp4") });
+        const res = await operateWith(engines, "/v1/video/extract-cover", key, {
+          source_url: media("av.mp4"),
+        });
         expect(res.status, await res.clone().text()).toBe(200);
       }
     } finally {
@@ -96,7 +105,12 @@ describe("routing over several engine instances", () => {
         secret: secret(),
         loads: new LoadBoard(),
       });
-      const res = await both.run("video.probe", { job_id: "refused", source_url: media("av.mp4") });
+      // An operation that needs a general slot (a synchronous probe has a light lane of its own).
+      const res = await both.run("video.extract-cover", {
+        job_id: "refused",
+        source_url: media("av.mp4"),
+        params: { width: 160 },
+      });
       expect(res.status).toBe(503);
       expect(((await res.json()) as { message: string }).message).toMatch(/capacity/);
     } finally {
