@@ -147,6 +147,10 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         "r2 bucket create p6-media-fonts",
         "r2 object put p6-media-fonts/NotoSansCJK-Regular.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc --remote",
         "r2 object put p6-media-fonts/NotoSansCJK-Bold.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc --remote",
+        // The colour emoji pack, cut out of Debian's Noto Color Emoji into .wrangler/emoji (scripts/lib/emoji-pack.ts).
+        expect.stringMatching(
+          /^r2 object put p6-media-fonts\/NotoColorEmoji\.pack --file \S+\/\.wrangler\/emoji\/NotoColorEmoji\.pack --remote$/,
+        ),
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
