@@ -48,7 +48,8 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000) {
 async function startWith(taskId: string, engineUrl: string) {
   const stub = runnerFor(env, taskId);
   await runInDurableObject(stub, (instance: TaskRunner) => {
-    instance.engineOverride = createEngine({ engineUrl, secret: secret() });
+    // As the runner's own engine (runner.ts engineFor): tasks' jobs are low priority.
+    instance.engineOverride = createEngine({ engineUrl, secret: secret(), priority: "low" });
   });
   await stub.start(taskId);
   return stub;
@@ -62,7 +63,12 @@ describe("a task waits for engine capacity instead of failing", () => {
     const holdId = `hold-${crypto.randomUUID()}`;
     const hold = new AbortController();
     const held = engine
-      .run("video.probe", { job_id: holdId, source_url: fixture("/hang") }, hold.signal)
+      // A general slot: a synchronous probe would sit in the engine's light lane (ENGINE_LIGHT_SLOTS) instead.
+      .run(
+        "video.extract-cover",
+        { job_id: holdId, source_url: fixture("/hang"), params: { width: 160 } },
+        hold.signal,
+      )
       .catch(() => null);
     await until(async () => (await engine.progress(holdId)) !== null);
 
