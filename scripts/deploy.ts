@@ -22,11 +22,7 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
-import {
-  EMOJI_FONT_PATH,
-  EMOJI_PACKAGE,
-  REMOTE_FONT_FILES,
-} from "../src/text/remote-fonts.ts";
+import { EMOJI_FONT_PATH, EMOJI_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
 
 const root = path.resolve(import.meta.dirname, "..");

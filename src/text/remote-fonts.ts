@@ -17,7 +17,13 @@ export const REMOTE_SCRIPTS: readonly { script: string; blocks: readonly (readon
   { script: "Kannada", blocks: [[0x0c80, 0x0cff]] },
   { script: "Malayalam", blocks: [[0x0d00, 0x0d7f]] },
   // Sinhala Archaic Numbers too (the font has U+111E1–U+111F4).
-  { script: "Sinhala", blocks: [[0x0d80, 0x0dff], [0x111e0, 0x111ff]] },
+  {
+    script: "Sinhala",
+    blocks: [
+      [0x0d80, 0x0dff],
+      [0x111e0, 0x111ff],
+    ],
+  },
 ];
 
 /** The R2 key of a script's font (REMOTE_SCRIPTS), a Debian file name. */
