@@ -2,8 +2,8 @@
  * npm run deploy: an operator's deploy in one command, with wrangler's own commands (docs/deploy.md).
  *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain);
  *  2. creates the D1 database, the R2 buckets and the queues when they are absent, and writes the database's
- *     id into wrangler.toml; uploads the fonts too large for the bundle (CJK, from Debian's fonts-noto-cjk)
- *     into the FONTS bucket;
+ *     id into wrangler.toml; uploads the fonts too large for the bundle (CJK from Debian's fonts-noto-cjk, the
+ *     Indic scripts not bundled from fonts-noto-core, the emoji pack) into the FONTS bucket, one at a time;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
  *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile).
@@ -22,12 +22,7 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
-import {
-  EMOJI_FONT_PATH,
-  EMOJI_PACKAGE,
-  FONTS_PACKAGE,
-  REMOTE_FONT_FILES,
-} from "../src/text/remote-fonts.ts";
+import { EMOJI_FONT_PATH, EMOJI_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -126,7 +121,7 @@ if (database?.database_name === undefined) problems.push("no D1 database bound a
 if (bucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FILES");
 if (fontsBucket?.bucket_name === undefined) problems.push("no R2 bucket bound as FONTS");
 for (const font of REMOTE_FONT_FILES)
-  if (!existsSync(font.path)) problems.push(`${font.path} is missing: apt-get install ${FONTS_PACKAGE}`);
+  if (!existsSync(font.path)) problems.push(`${font.path} is missing: apt-get install ${font.package}`);
 if (!existsSync(EMOJI_FONT_PATH))
   problems.push(`${EMOJI_FONT_PATH} is missing: apt-get install ${EMOJI_PACKAGE}`);
 if (config.containers?.length !== 1) problems.push("expected one [[containers]] entry (the media engine)");
@@ -206,7 +201,7 @@ ensure(
   ["r2", "bucket", "info", fontsBucket!.bucket_name!],
   ["r2", "bucket", "create", fontsBucket!.bucket_name!],
 );
-// Uploaded on every deploy (~50 MB with the emoji pack, scripts/lib/emoji-pack.ts): a changed Debian package
+// Uploaded on every deploy, one at a time (~52 MB with the Indic fonts and the emoji pack, scripts/lib/emoji-pack.ts): a changed Debian package
 // reaches production without a version check.
 for (const font of [...REMOTE_FONT_FILES, emojiPackFile()!]) {
   const put = [

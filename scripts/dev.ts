@@ -1,8 +1,9 @@
 /**
  * npm run dev: the whole service on this machine.
  *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
- *  process, 3b. the CJK fonts into the local FONTS bucket (src/text/remote-fonts.ts; Debian's fonts-noto-cjk,
- *  installed with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
+ *  process, 3b. the R2 fonts (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
+ *  (src/text/remote-fonts.ts; Debian's fonts-noto-cjk, fonts-noto-core and fonts-noto-color-emoji, installed
+ *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
  * second instance beside yours.
@@ -15,7 +16,7 @@ import { unstable_readConfig } from "wrangler";
 import {
   EMOJI_FONT_PATH,
   EMOJI_PACKAGE,
-  FONTS_PACKAGE,
+  FONTS_PACKAGES,
   REMOTE_FONT_FILES,
 } from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
@@ -53,12 +54,12 @@ execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist
 async function seedFonts() {
   const missing = REMOTE_FONT_FILES.some((font) => !existsSync(font.path)) || !existsSync(EMOJI_FONT_PATH);
   if (missing && process.getuid?.() === 0) {
-    console.log(`Installing ${FONTS_PACKAGE} (CJK fonts for text watermarks)…`);
+    console.log(`Installing ${[...FONTS_PACKAGES, EMOJI_PACKAGE].join(", ")} (fonts for text watermarks)…`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     try {
       execFileSync(
         "apt-get",
-        ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE, EMOJI_PACKAGE],
+        ["install", "-y", "-qq", "--no-install-recommends", ...FONTS_PACKAGES, EMOJI_PACKAGE],
         {
           stdio: "ignore",
           env,
@@ -68,7 +69,7 @@ async function seedFonts() {
       execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
       execFileSync(
         "apt-get",
-        ["install", "-y", "-qq", "--no-install-recommends", FONTS_PACKAGE, EMOJI_PACKAGE],
+        ["install", "-y", "-qq", "--no-install-recommends", ...FONTS_PACKAGES, EMOJI_PACKAGE],
         {
           stdio: "ignore",
           env,
@@ -89,9 +90,8 @@ async function seedFonts() {
   // One put at a time (see above: one workerd on the state directory at a time).
   for (const font of [...REMOTE_FONT_FILES, ...(emojiPack ? [emojiPack] : [])]) {
     if (!existsSync(font.path)) {
-      console.warn(
-        `${font.path} is missing (apt-get install ${FONTS_PACKAGE}): CJK text watermarks will fail.`,
-      );
+      const from = "package" in font ? ` (apt-get install ${font.package})` : "";
+      console.warn(`${font.path} is missing${from}: text watermarks that need it will fail.`);
       continue;
     }
     const stamp = statSync(font.path).mtimeMs;

@@ -20,7 +20,7 @@ export const HexColor = z
  * "Text watermarks").
  */
 export const TEXT_SCRIPTS =
-  "Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)";
+  "Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)";
 
 /** The defaults of the placement and paint params (applied by image.watermark, by the engine for video). */
 export const MARK_DEFAULTS = {

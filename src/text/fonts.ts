@@ -17,11 +17,13 @@ import NOTO_SANS_THAI from "../../assets/fonts/NotoSansThai-Regular.ttf";
 import NOTO_SERIF_BOLD from "../../assets/fonts/NotoSerif-Bold.ttf";
 import NOTO_SERIF from "../../assets/fonts/NotoSerif-Regular.ttf";
 import { type Coverage, readCoverage } from "./cmap";
+import { REMOTE_SCRIPTS, scriptFontKey } from "./remote-fonts";
 
 /**
  * The fonts of text watermarks (docs/text-rendering.md): a fallback chain per family and weight. The core
- * set is bundled (Data modules); the CJK collections (~20 MB each) live in the FONTS R2 bucket, read on first
- * use and kept for the isolate's life. Every file comes from Debian's fonts-noto-* / fonts-dejavu packages.
+ * set is bundled (Data modules); the CJK collections (~20 MB each) and the Indic scripts not bundled live in
+ * the FONTS R2 bucket (REMOTE_FONTS), read on first use and kept for the isolate's life. Every file comes from
+ * Debian's fonts-noto-* / fonts-dejavu packages.
  */
 
 export type FontFamily = "sans" | "serif" | "mono";
@@ -32,6 +34,16 @@ export type Face = { family: string; bytes: Uint8Array; coverage: Coverage };
 
 /** A face kept in R2 (a collection: `index` picks the face), loaded only when the text needs it. */
 export type RemoteFace = { family: string; key: string; index: number };
+
+/**
+ * A font kept in R2: the Unicode ranges worth reading it for (a character of the text no bundled face has),
+ * and its face for a text and weight. Whether it really has a character is its cmap's answer, once loaded.
+ */
+export type RemoteFont = {
+  name: string;
+  blocks: readonly (readonly [number, number])[];
+  face: (text: string, weight: FontWeight) => RemoteFace;
+};
 
 type Bundled = { family: string; data: ArrayBuffer };
 
@@ -89,6 +101,39 @@ export function cjkFace(text: string, weight: FontWeight): RemoteFace {
       : "SC";
   const key = weight === "bold" ? "NotoSansCJK-Bold.ttc" : "NotoSansCJK-Regular.ttc";
   return { family: `Noto Sans CJK ${region}`, key, index: CJK_FACE[region] };
+}
+
+/** CJK scripts and symbols, and the punctuation, arrows and shapes Noto Sans may lack: not emoji. */
+const CJK_BLOCKS: [number, number][] = [
+  [0x1100, 0x11ff],
+  [0x2000, 0x2bff],
+  [0x2e80, 0x9fff],
+  [0xa960, 0xa97f],
+  [0xac00, 0xd7ff],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xffef],
+  [0x20000, 0x3ffff],
+];
+
+/** The R2 fonts in fallback order: CJK, then the Indic scripts not bundled (src/text/remote-fonts.ts). */
+export const REMOTE_FONTS: RemoteFont[] = [
+  { name: "CJK", blocks: CJK_BLOCKS, face: cjkFace },
+  ...REMOTE_SCRIPTS.map(({ script, blocks }) => ({
+    name: script,
+    blocks,
+    face: (_text: string, weight: FontWeight) => ({
+      family: `Noto Sans ${script}`,
+      key: scriptFontKey(script, weight),
+      index: 0,
+    }),
+  })),
+];
+
+/** Whether the character lies in one of the font's blocks: worth reading the font for it. */
+export function worthReading(font: RemoteFont, character: string): boolean {
+  const c = character.codePointAt(0)!;
+  return font.blocks.some(([first, last]) => c >= first && c <= last);
 }
 
 const bundledFaces = new Map<ArrayBuffer, Face>();

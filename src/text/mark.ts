@@ -1,6 +1,14 @@
 import type { Rgba } from "../images/rgba";
 import { emojiIn, loadEmoji, withoutEmoji } from "./emoji";
-import { bundledChain, cjkFace, type Face, type FontFamily, type FontWeight, loadRemote } from "./fonts";
+import {
+  bundledChain,
+  type Face,
+  type FontFamily,
+  type FontWeight,
+  loadRemote,
+  REMOTE_FONTS,
+  worthReading,
+} from "./fonts";
 import { itemise, lostAdvance, type Run, visualOrder } from "./layout";
 import { rasterise, renderSvg } from "./resvg";
 import { advancesFrom, inkRights, markSvg, measureSvg, type Paint, probeAdvances, probes } from "./svg";
@@ -138,8 +146,9 @@ const IGNORABLE =
 
 /**
  * The faces the text needs, in chain order: each character goes to the first face that has it (the bundled
- * chain, then CJK from R2 only if something is still uncovered). resvg then gets only these, because it
- * copies every font it is given into WASM and indexes it on each render.
+ * chain, then the R2 fonts (CJK, the Indic scripts not bundled) only for characters still uncovered that lie
+ * in their blocks). resvg then gets only these, because it copies every font it is given into WASM and
+ * indexes it on each render.
  */
 async function facesFor(
   text: string,
@@ -162,31 +171,18 @@ async function facesFor(
     if (face) used.add(face);
     else missing.push(character);
   }
-  // resvg falls back through its fonts in the order given: keep the chain's order, CJK last.
+  // resvg falls back through its fonts in the order given: keep the chain's order, the R2 fonts last.
   const faces = chain.filter((face) => used.has(face));
-  if (missing.some(isCjkCandidate)) {
-    const cjk = await loadRemote(bucket, cjkFace(text, weight));
-    if (missing.some((character) => cjk.coverage.has(character.codePointAt(0)!))) faces.push(cjk);
-    missing = missing.filter((character) => !cjk.coverage.has(character.codePointAt(0)!));
+  // The R2 fonts the text needs are read together (a mark in Telugu and Kannada waits for one read, not two).
+  const wanted = REMOTE_FONTS.filter((font) => missing.some((character) => worthReading(font, character)));
+  const remote = await Promise.all(wanted.map((font) => loadRemote(bucket, font.face(text, weight))));
+  for (const face of remote) {
+    const has = (character: string) => face.coverage.has(character.codePointAt(0)!);
+    if (missing.some(has)) faces.push(face);
+    missing = missing.filter((character) => !has(character));
   }
   if (missing.length > 0) throw new UndrawableTextError(missing);
   return faces;
-}
-
-/** Worth reading the CJK collection for: it covers CJK scripts and symbols, not emoji or other scripts. */
-function isCjkCandidate(character: string): boolean {
-  const c = character.codePointAt(0)!;
-  return (
-    (c >= 0x1100 && c <= 0x11ff) ||
-    (c >= 0x2e80 && c <= 0x9fff) ||
-    (c >= 0xa960 && c <= 0xa97f) ||
-    (c >= 0xac00 && c <= 0xd7ff) ||
-    (c >= 0xf900 && c <= 0xfaff) ||
-    (c >= 0xfe30 && c <= 0xfe4f) ||
-    (c >= 0xff00 && c <= 0xffef) ||
-    (c >= 0x20000 && c <= 0x3ffff) ||
-    (c >= 0x2000 && c <= 0x2bff) // punctuation, arrows, shapes that Noto Sans may lack
-  );
 }
 
 /**

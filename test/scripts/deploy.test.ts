@@ -8,6 +8,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { EMOJI_PACK_KEY, REMOTE_FONT_FILES } from "../../src/text/remote-fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const realWrangler = path.join(root, "node_modules/.bin/wrangler");
@@ -145,12 +146,11 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         "r2 bucket create p6-media-files",
         "r2 bucket info p6-media-fonts",
         "r2 bucket create p6-media-fonts",
-        "r2 object put p6-media-fonts/NotoSansCJK-Regular.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc --remote",
-        "r2 object put p6-media-fonts/NotoSansCJK-Bold.ttc --file /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc --remote",
-        // The colour emoji pack, cut out of Debian's Noto Color Emoji into .wrangler/emoji (scripts/lib/emoji-pack.ts).
-        expect.stringMatching(
-          /^r2 object put p6-media-fonts\/NotoColorEmoji\.pack --file \S+\/\.wrangler\/emoji\/NotoColorEmoji\.pack --remote$/,
+        // One put per R2 font (CJK, the Indic scripts not bundled), then the emoji pack built from Debian's font.
+        ...REMOTE_FONT_FILES.map(
+          (font) => `r2 object put p6-media-fonts/${font.key} --file ${font.path} --remote`,
         ),
+        `r2 object put p6-media-fonts/${EMOJI_PACK_KEY} --file ${path.join(root, ".wrangler/emoji", EMOJI_PACK_KEY)} --remote`,
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",

@@ -14,8 +14,8 @@ const run = promisify(execFile);
 
 /**
  * Global setup of the worker project for test/text: what workerd cannot do itself, served on loopback.
- *   GET /fonts/<key>    an R2 font (src/text/fonts.ts REMOTE_FONT_FILES) read from Debian's package path;
- *                       404 when the package (fonts-noto-cjk) is not installed.
+ *   GET /fonts/<key>    an R2 font (src/text/remote-fonts.ts REMOTE_FONT_FILES) read from Debian's package
+ *                       path; 404 when its package (fonts-noto-cjk, fonts-noto-core) is not installed.
  *   GET /emoji-pack     the colour emoji pack as `npm run dev` builds it (scripts/lib/emoji-pack.ts);
  *                       404 when fonts-noto-color-emoji is not installed.
  *   GET /pango?text=&font=&size=[&rtl=1]   a reference rendering by another shaping stack (Pango +

@@ -3,15 +3,16 @@ import { inject } from "vitest";
 import { EMOJI_PACK_KEY, REMOTE_FONT_FILES } from "../../src/text/remote-fonts";
 
 /**
- * Puts the R2 fonts (CJK) into the test FONTS bucket as `npm run dev` does locally, from Debian's
- * fonts-noto-cjk. Returns false, with the reason, when the package is not installed on this machine.
+ * Puts the R2 fonts (CJK, the Indic scripts not bundled) into the test FONTS bucket as `npm run dev` does
+ * locally, from Debian's fonts-noto-cjk and fonts-noto-core. Returns false, with the reason, when a package is
+ * not installed on this machine.
  */
 export async function seedRemoteFonts(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  for (const { key } of REMOTE_FONT_FILES) {
+  for (const { key, package: debian } of REMOTE_FONT_FILES) {
     if (await env.FONTS.head(key)) continue;
     const response = await fetch(`${inject("fontsUrl")}/fonts/${key}`);
     if (response.status === 404)
-      return { ok: false, reason: `${key}: ${await response.text()} (apt-get install fonts-noto-cjk)` };
+      return { ok: false, reason: `${key}: ${await response.text()} (apt-get install ${debian})` };
     if (!response.ok) throw new Error(`fonts server: ${response.status} ${await response.text()}`);
     await env.FONTS.put(key, await response.arrayBuffer());
   }

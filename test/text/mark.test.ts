@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import NOTO_SANS from "../../assets/fonts/NotoSans-Regular.ttf";
 import { decodePng } from "../../src/images/png";
 import type { Rgba } from "../../src/images/rgba";
+import { FontUnavailableError, forgetRemoteFonts } from "../../src/text/fonts";
 import { splitAfterSpacingSigns } from "../../src/text/layout";
 import { renderTextMark, type TextMarkOptions, UndrawableTextError } from "../../src/text/mark";
 import { renderText } from "../../src/text/render";
@@ -21,8 +22,19 @@ const base: TextMarkOptions = {
 const mark = (text: string, extra: Partial<TextMarkOptions> = {}) =>
   renderTextMark({ ...base, ...extra, text });
 
-/** Every script of issue 17; `letters` are distinct characters that must draw distinct glyphs. */
-const SCRIPTS: { script: string; text: string; letters: string[]; cjk?: true; similar?: number }[] = [
+/**
+ * Every script of issue 17; `letters` are distinct characters that must draw distinct glyphs; `remote`: drawn
+ * by a font from the FONTS bucket; `font`: Pango's font, named when its fallback from Noto Sans could pick
+ * another face.
+ */
+const SCRIPTS: {
+  script: string;
+  text: string;
+  letters: string[];
+  remote?: true;
+  font?: string;
+  similar?: number;
+}[] = [
   { script: "Latin", text: "Watermark 2026", letters: ["W", "a", "k"] },
   { script: "Greek", text: "Υδατογράφημα", letters: ["Υ", "δ", "φ"] },
   { script: "Cyrillic", text: "Водяной знак", letters: ["В", "д", "я"] },
@@ -32,10 +44,20 @@ const SCRIPTS: { script: string; text: string; letters: string[]; cjk?: true; si
   { script: "Bengali", text: "জলছাপ নমস্কার", letters: ["জ", "ল", "ছ"] },
   { script: "Tamil", text: "நீர்க்குறி", letters: ["ந", "ர", "க"] },
   { script: "Thai", text: "ลายน้ำ สวัสดี", letters: ["ล", "า", "ย"] },
-  { script: "CJK SC", text: "水印测试", letters: ["水", "印", "测"], cjk: true },
-  { script: "CJK TC", text: "水印測試", letters: ["測", "試", "印"], cjk: true },
-  { script: "CJK JP", text: "透かし文字", letters: ["透", "か", "し"], cjk: true },
-  { script: "CJK KR", text: "워터마크", letters: ["워", "터", "마"], cjk: true },
+  { script: "CJK SC", text: "水印测试", letters: ["水", "印", "测"], remote: true },
+  { script: "CJK TC", text: "水印測試", letters: ["測", "試", "印"], remote: true },
+  { script: "CJK JP", text: "透かし文字", letters: ["透", "か", "し"], remote: true },
+  { script: "CJK KR", text: "워터마크", letters: ["워", "터", "마"], remote: true },
+  // The Indic scripts not bundled (src/text/remote-fonts.ts REMOTE_SCRIPTS): "Punjabi/Gujarati/… language".
+  ...[
+    { script: "Gurmukhi", text: "ਪੰਜਾਬੀ ਭਾਸ਼ਾ", letters: ["ਪ", "ਜ", "ਬ"] },
+    { script: "Gujarati", text: "ગુજરાતી ભાષા", letters: ["ગ", "જ", "ર"] },
+    { script: "Oriya", text: "ଓଡ଼ିଆ ଭାଷା", letters: ["ଓ", "ଡ", "ଭ"] },
+    { script: "Telugu", text: "తెలుగు భాష", letters: ["త", "ల", "గ"] },
+    { script: "Kannada", text: "ಕನ್ನಡ ಭಾಷೆ", letters: ["ಕ", "ನ", "ಡ"] },
+    { script: "Malayalam", text: "മലയാളം ഭാഷ", letters: ["മ", "ല", "യ"] },
+    { script: "Sinhala", text: "සිංහල භාෂාව", letters: ["ස", "හ", "ල"] },
+  ].map((entry) => ({ ...entry, remote: true as const, font: `Noto Sans ${entry.script}` })),
 ];
 
 /**
@@ -44,12 +66,12 @@ const SCRIPTS: { script: string; text: string; letters: string[]; cjk?: true; si
  */
 const SIMILAR = 0.6;
 
-let cjkMissing: string | undefined;
+let remoteMissing: string | undefined;
 let pangoMissing: string | undefined;
 
 beforeAll(async () => {
   const seeded = await seedRemoteFonts();
-  if (!seeded.ok) cjkMissing = seeded.reason;
+  if (!seeded.ok) remoteMissing = seeded.reason;
   const probe = await fetch(`${inject("fontsUrl")}/pango?text=a&font=Noto%20Sans&size=10`);
   if (probe.status === 404) pangoMissing = await probe.text();
   else await probe.arrayBuffer();
@@ -63,10 +85,10 @@ async function pango(text: string, font = "Noto Sans"): Promise<Rgba> {
 }
 
 describe("renderTextMark: every script", () => {
-  for (const { script, text, letters, cjk, similar = SIMILAR } of SCRIPTS) {
+  for (const { script, text, letters, remote, font, similar = SIMILAR } of SCRIPTS) {
     it(`${script}: distinct characters draw distinct glyphs, and the text matches Pango's rendering`, async (context) => {
-      if (cjk && cjkMissing) {
-        console.warn(`skipped: ${cjkMissing}`);
+      if (remote && remoteMissing) {
+        console.warn(`skipped: ${remoteMissing}`);
         return context.skip();
       }
       const glyphs = await Promise.all(letters.map((letter) => mark(letter)));
@@ -80,7 +102,7 @@ describe("renderTextMark: every script", () => {
         console.warn(`Pango comparison skipped: ${pangoMissing}`);
         return;
       }
-      const similarity = inkSimilarity(image!, await pango(text));
+      const similarity = inkSimilarity(image!, await pango(text, font));
       console.log(`${script}: similarity to Pango ${similarity.toFixed(3)}`);
       expect(similarity).toBeGreaterThan(similar);
     });
@@ -112,7 +134,7 @@ describe("renderTextMark: every script", () => {
  * Words with spacing vowel signs (Mc) after or before their consonant: resvg-wasm 2.6.2 gives such a cluster
  * its widest glyph's advance, so without the split in layout.ts the next letter is drawn over the sign.
  */
-const SPACING_SIGNS: { script: string; text: string; joined: string; font?: string }[] = [
+const SPACING_SIGNS: { script: string; text: string; joined: string; font?: string; remote?: true }[] = [
   { script: "Devanagari", text: "नमस्कार", joined: "" },
   { script: "Devanagari", text: "काला पानी", joined: "कालापानी" },
   { script: "Bengali", text: "বাংলা ভাষা", joined: "বাংলাভাষা" },
@@ -122,6 +144,17 @@ const SPACING_SIGNS: { script: string; text: string; joined: string; font?: stri
   { script: "Bengali", text: "বোতল খোলা", joined: "বোতলখোলা" },
   // Pango's fallback from "Noto Sans" draws ப's vowel signs apart, on dotted circles: named, the font is ours.
   { script: "Tamil", text: "பொருள் கொடு", joined: "பொருள்கொடு", font: "Noto Sans Tamil" },
+  // The scripts from R2 (U+0A00–U+0DFF, inside the split's range): post-base signs (ਾ ી ା ು ಾ ാ ා), pre-base
+  // (െ ෙ) and two-part ones (ൊ ො).
+  ...[
+    { script: "Gurmukhi", text: "ਪਾਣੀ ਕਾਲਾ", joined: "ਪਾਣੀਕਾਲਾ" },
+    { script: "Gujarati", text: "પાણી કાળું", joined: "પાણીકાળું" },
+    { script: "Oriya", text: "ପାଣି ଭାଷା", joined: "ପାଣିଭାଷା" },
+    { script: "Telugu", text: "గురువు నీరు", joined: "గురువునీరు" },
+    { script: "Kannada", text: "ಕಾಫಿ ನೀರು", joined: "ಕಾಫಿನೀರು" },
+    { script: "Malayalam", text: "വെള്ളം കൊടി", joined: "വെള്ളംകൊടി" },
+    { script: "Sinhala", text: "ලංකාව කොළඹ", joined: "ලංකාවකොළඹ" },
+  ].map((entry) => ({ ...entry, remote: true as const, font: `Noto Sans ${entry.script}` })),
 ];
 
 describe("renderTextMark: spacing vowel signs keep their advance", () => {
@@ -137,8 +170,9 @@ describe("renderTextMark: spacing vowel signs keep their advance", () => {
     expect(splitAfterSpacingSigns("สวัสดี")).toEqual(["สวัสดี"]);
   });
 
-  for (const { script, text, joined, font } of SPACING_SIGNS) {
+  for (const { script, text, joined, font, remote } of SPACING_SIGNS) {
     it(`${script} ${text}: matches Pango's rendering${joined ? ", the space keeps its width" : ""}`, async (context) => {
+      if (remote && remoteMissing) return context.skip();
       const image = await mark(text);
       expect(image).toBeDefined();
       if (joined) {
@@ -259,8 +293,40 @@ describe("renderTextMark: what it refuses", () => {
     expect((control as UndrawableTextError).characters).toEqual(["\u0007"]);
   });
 
-  it("does not read the CJK fonts for text without CJK", async () => {
-    // No FONTS bucket at all: a Latin/Arabic mark still draws.
-    expect(await renderTextMark({ ...base, text: "Hello مرحبا", env: {} })).toBeDefined();
+  it("does not read the R2 fonts for text the bundled fonts draw", async () => {
+    // No FONTS bucket at all: a Latin/Arabic/Devanagari/Bengali/Tamil/Thai mark still draws.
+    const text = "Hello مرحبا नमस्ते বাংলা தமிழ் สวัสดี";
+    expect(await renderTextMark({ ...base, text, env: {} })).toBeDefined();
+  });
+
+  it("says an Indic R2 font is missing (FontUnavailableError, a 503 upstream) as for CJK", async (context) => {
+    if (remoteMissing) return context.skip();
+    forgetRemoteFonts();
+    const unbound = await renderTextMark({ ...base, text: "ગુજરાતી", env: {} }).catch((e: unknown) => e);
+    expect(unbound).toBeInstanceOf(FontUnavailableError);
+    // In the bucket but not this weight's file: only the bold mark fails, with the key named.
+    await env.FONTS.delete("NotoSansTelugu-Bold.ttf");
+    try {
+      expect(await mark("తెలుగు")).toBeDefined();
+      const absent = await mark("తెలుగు", { fontWeight: "bold" }).catch((e: unknown) => e);
+      expect(absent).toBeInstanceOf(FontUnavailableError);
+      expect((absent as Error).message).toContain("NotoSansTelugu-Bold.ttf");
+    } finally {
+      expect(await seedRemoteFonts()).toEqual({ ok: true });
+    }
+    // A failed read is forgotten: once the file is back, the mark draws.
+    expect(await mark("తెలుగు", { fontWeight: "bold" })).toBeDefined();
+  });
+
+  it("reads only the R2 fonts of the scripts in the text, all of them for mixed text", async (context) => {
+    if (remoteMissing) return context.skip();
+    forgetRemoteFonts();
+    // Kannada and Malayalam in one mark: both fonts are read, and not the CJK collection (absent, it fails nothing).
+    await env.FONTS.delete("NotoSansCJK-Regular.ttc");
+    try {
+      expect(await mark("ಕನ್ನಡ മലയാളം")).toBeDefined();
+    } finally {
+      expect(await seedRemoteFonts()).toEqual({ ok: true });
+    }
   });
 });

@@ -75,7 +75,7 @@ export interface paths {
     put?: never;
     /**
      * Watermark an image
-     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.
+     * @description Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.
      *
      *     Costs 1 credit, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `image.watermark`.
      */
@@ -97,7 +97,7 @@ export interface paths {
     put?: never;
     /**
      * Watermark a video
-     * @description Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
+     * @description Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
      *
      *     Costs 5 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.watermark`.
      */
@@ -599,7 +599,7 @@ export interface components {
        */
       watermark_url?: string;
       /**
-       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
+       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
        * @example © Example 2026
        */
       text?: string;
@@ -734,7 +734,7 @@ export interface components {
        */
       watermark_url?: string;
       /**
-       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), Devanagari and other Indic scripts, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
+       * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
        * @example © Example 2026
        */
       text?: string;
