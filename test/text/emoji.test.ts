@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { renderMark } from "../../src/images";
 import { decodePng } from "../../src/images/png";
 import type { Rgba } from "../../src/images/rgba";
@@ -8,6 +8,7 @@ import { emojiIn, forgetEmoji } from "../../src/text/emoji";
 import { FontUnavailableError } from "../../src/text/fonts";
 import { renderTextMark, type TextMarkOptions, UndrawableTextError } from "../../src/text/mark";
 import { seedEmojiPack } from "./fonts";
+import { pango, pangoMissing as pangoMissingReason } from "./pango";
 import { colourSimilarity, saturatedShare } from "./similarity";
 
 const base: TextMarkOptions = {
@@ -39,17 +40,8 @@ let pangoMissing: string | undefined;
 beforeAll(async () => {
   const seeded = await seedEmojiPack();
   if (!seeded.ok) skipped = seeded.reason;
-  const probe = await fetch(`${inject("fontsUrl")}/pango?text=a&font=Noto%20Sans&size=10`);
-  if (probe.status === 404) pangoMissing = await probe.text();
-  else await probe.arrayBuffer();
+  pangoMissing = await pangoMissingReason();
 }, 120_000);
-
-async function pango(text: string, font: string): Promise<Rgba> {
-  const query = new URLSearchParams({ text, font, size: "48" });
-  const response = await fetch(`${inject("fontsUrl")}/pango?${query}`);
-  if (!response.ok) throw new Error(`pango-view: ${response.status} ${await response.text()}`);
-  return decodePng(new Uint8Array(await response.arrayBuffer()));
-}
 
 describe("renderTextMark: colour emoji", () => {
   // Noto draws the family and the keycap grey: they are checked for shape, not for saturation.

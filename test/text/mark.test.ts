@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import NOTO_SANS from "../../assets/fonts/NotoSans-Regular.ttf";
-import { decodePng } from "../../src/images/png";
 import type { Rgba } from "../../src/images/rgba";
 import { FontUnavailableError, forgetRemoteFonts } from "../../src/text/fonts";
 import { splitAfterSpacingSigns } from "../../src/text/layout";
 import { renderTextMark, type TextMarkOptions, UndrawableTextError } from "../../src/text/mark";
 import { renderText } from "../../src/text/render";
 import { seedRemoteFonts } from "./fonts";
+import { pango, pangoMissing as pangoMissingReason } from "./pango";
 import { inkSimilarity } from "./similarity";
 
 const base: TextMarkOptions = {
@@ -72,17 +72,8 @@ let pangoMissing: string | undefined;
 beforeAll(async () => {
   const seeded = await seedRemoteFonts();
   if (!seeded.ok) remoteMissing = seeded.reason;
-  const probe = await fetch(`${inject("fontsUrl")}/pango?text=a&font=Noto%20Sans&size=10`);
-  if (probe.status === 404) pangoMissing = await probe.text();
-  else await probe.arrayBuffer();
+  pangoMissing = await pangoMissingReason();
 }, 120_000);
-
-async function pango(text: string, font = "Noto Sans"): Promise<Rgba> {
-  const query = new URLSearchParams({ text, font, size: "48" });
-  const response = await fetch(`${inject("fontsUrl")}/pango?${query}`);
-  if (!response.ok) throw new Error(`pango-view: ${response.status} ${await response.text()}`);
-  return decodePng(new Uint8Array(await response.arrayBuffer()));
-}
 
 describe("renderTextMark: every script", () => {
   for (const { script, text, letters, remote, font, similar = SIMILAR } of SCRIPTS) {

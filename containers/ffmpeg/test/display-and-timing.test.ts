@@ -11,6 +11,7 @@ import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { errorOf, ffprobe, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
+import { decodedSeconds } from "./support/media-codecs.ts";
 
 // Each case runs two or three ffmpeg processes over a few seconds of video: generous for a loaded machine.
 vi.setConfig({ testTimeout: 300_000 });
@@ -105,16 +106,6 @@ async function videoStream(file: string) {
     | { width: number; height: number; sample_aspect_ratio?: string }
     | undefined;
   return v!;
-}
-
-/** Seconds of audio the file decodes to. */
-async function decodedSeconds(file: string): Promise<number> {
-  const { stdout } = await exec(
-    bins.ffmpeg,
-    ["-v", "error", "-i", file, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "pipe:1"],
-    { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
-  );
-  return stdout.length / 2 / 48000;
 }
 
 const square = (sar: string | undefined) => sar === undefined || sar === "1:1" || sar === "0:1";

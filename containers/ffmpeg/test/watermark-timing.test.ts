@@ -4,12 +4,13 @@
  * AAC packet sits 80 ms before the rest (fragmented.mp4). See source-timing.ts.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
+import { decodedSeconds } from "./support/media-codecs.ts";
 
 // Each case runs a few ffmpeg processes over seconds of small video: generous for a loaded machine.
 vi.setConfig({ testTimeout: 300_000 });
@@ -25,51 +26,42 @@ const FILES = {
 } as const;
 const VFR_END = 4 / 3 + 0.2 + 1.5;
 
-const ff = (args: string[]) => exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
 const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"];
 
 async function generate(): Promise<void> {
-  const out = (name: string) => fixturePath(name);
-  const jobs: [string, () => Promise<unknown>][] = [
-    [
-      FILES.vfr,
-      async () => {
-        const plain = `${out(FILES.vfr)}.plain.mp4`;
-        await ff([
-          ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2", "-frames:v", "42"],
-          ...["-vf", "setpts='if(lt(N,40),N/30,4/3+(N-40)/5)/TB'", "-fps_mode", "passthrough"],
-          ...[...H264, "-bf", "0", plain],
-        ]);
-        // The last sample's duration, as cursed-vfr.mp4's stts states it.
-        await ff([
-          "-i",
-          plain,
-          "-c",
-          "copy",
-          "-bsf:v",
-          "setts=duration=if(eq(N\\,41)\\,1.5/TB\\,DURATION)",
-          out(FILES.vfr),
-        ]);
-      },
-    ],
-    [
-      FILES.gap,
-      async () => {
-        const video = `${out(FILES.gap)}.v.mp4`;
-        const audio = `${out(FILES.gap)}.a.m4a`;
-        await ff(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", ...H264, video]);
-        await ff(["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=2", "-c:a", "aac", audio]);
-        // The video 80 ms late and every audio packet but the first 3840 ticks (80 ms) later: the first
-        // fragment's first AAC sample then lasts 4864 ticks, as fragmented.mp4's does.
-        await ff([
-          ...["-itsoffset", "0.08", "-i", video, "-i", audio, "-map", "0:v", "-map", "1:a", "-c", "copy"],
-          ...["-bsf:a", "setts=ts=if(eq(N\\,0)\\,TS\\,TS+3840)"],
-          ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out(FILES.gap)],
-        ]);
-      },
-    ],
-  ];
-  await Promise.all(jobs.filter(([name]) => !existsSync(out(name))).map(([, job]) => job()));
+  await ensureFixtures({
+    [FILES.vfr]: async (out) => {
+      const plain = `${out}.plain.mp4`;
+      await ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2", "-frames:v", "42"],
+        ...["-vf", "setpts='if(lt(N,40),N/30,4/3+(N-40)/5)/TB'", "-fps_mode", "passthrough"],
+        ...[...H264, "-bf", "0", plain],
+      ]);
+      // The last sample's duration, as cursed-vfr.mp4's stts states it.
+      await ffmpeg([
+        "-i",
+        plain,
+        "-c",
+        "copy",
+        "-bsf:v",
+        "setts=duration=if(eq(N\\,41)\\,1.5/TB\\,DURATION)",
+        out,
+      ]);
+    },
+    [FILES.gap]: async (out) => {
+      const video = `${out}.v.mp4`;
+      const audio = `${out}.a.m4a`;
+      await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", ...H264, video]);
+      await ffmpeg(["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=2", "-c:a", "aac", audio]);
+      // The video 80 ms late and every audio packet but the first 3840 ticks (80 ms) later: the first
+      // fragment's first AAC sample then lasts 4864 ticks, as fragmented.mp4's does.
+      await ffmpeg([
+        ...["-itsoffset", "0.08", "-i", video, "-i", audio, "-map", "0:v", "-map", "1:a", "-c", "copy"],
+        ...["-bsf:a", "setts=ts=if(eq(N\\,0)\\,TS\\,TS+3840)"],
+        ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out],
+      ]);
+    },
+  });
 }
 
 let engine: TestEngine;
@@ -93,16 +85,6 @@ async function probeJson(args: string[]) {
     streams: { codec_type: string; codec_name: string; start_time: string; duration: string }[];
     frames?: { best_effort_timestamp_time: string }[];
   };
-}
-
-/** Seconds of audio the file decodes to. */
-async function decodedSeconds(file: string): Promise<number> {
-  const { stdout } = await exec(
-    bins.ffmpeg,
-    ["-v", "error", "-i", file, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "pipe:1"],
-    { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
-  );
-  return stdout.length / 2 / 48000;
 }
 
 describe("video.watermark", () => {

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { resolveBinaries } from "../../src/config.ts";
 
 const exec = promisify(execFile);
 
@@ -38,6 +39,16 @@ export const CODEC_FIXTURE_SECONDS = 4;
 
 /** Amplitude of the ramp tone at `t` seconds (a sine's RMS is this / √2). */
 export const rampAmplitude = (t: number): number => 0.2 * t;
+
+/** Seconds of audio the file's first audio stream decodes to (ffmpeg of the machine: PATH or FFMPEG_PATH). */
+export async function decodedSeconds(file: string): Promise<number> {
+  const { stdout } = await exec(
+    resolveBinaries(process.env).ffmpeg,
+    ["-v", "error", "-i", file, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "pipe:1"],
+    { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+  );
+  return stdout.length / 2 / 48000;
+}
 
 /** RMS of the first channel over [from, from + length) seconds of a file as decoded. */
 export async function decodedRms(
