@@ -17,7 +17,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
 import { type Service, startService } from "./lib/service.ts";
 import { type TaskState, tallyTasks } from "./lib/tally.ts";
@@ -33,8 +35,33 @@ const SYNC_ACCOUNTS = 10;
 /** The hostile account's concurrent slow-source calls and 16.8 MP watermarks. */
 const HOSTILE_SLOW = 6;
 const HOSTILE_LARGE = 2;
+/**
+ * The service's throwaway local state (D1 and Durable Object SQLite, R2) goes on tmpfs when the machine has
+ * one (BENCH_STATE_ON_DISK=1: the temp dir as before). On one disk with the engine's downloads, every SQLite
+ * fsync of the local D1 waited for the engine's writes (ext4 commits them together): the Worker's half of a
+ * loaded probe took 830 ms p50 instead of 240 (docs/performance.md). In production D1 and Durable Object
+ * storage are not on the engine's disk.
+ */
+const STATE_PARENT =
+  process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
+/** BENCH_PROFILE=1: CPU-profile the Worker's isolate during each phase (how busy it was, and with what). */
+const PROFILE = process.env.BENCH_PROFILE === "1";
 
-type Sample = { route: string; ms: number; status: number; code?: string; detail?: string };
+type Sample = {
+  route: string;
+  ms: number;
+  status: number;
+  code?: string;
+  detail?: string;
+  /** Server-Timing phases (ms) the Worker reported: auth, engine, fetch, process, store, total. */
+  phases?: Record<string, number>;
+};
+
+/** `auth;dur=1.2, total;dur=3.4` → { auth: 1.2, total: 3.4 }. */
+const parseServerTiming = (header: string | null) =>
+  Object.fromEntries(
+    [...(header ?? "").matchAll(/([\w-]+);dur=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]),
+  );
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return Number.NaN;
@@ -116,6 +143,7 @@ async function syncCall(service: Service, key: string, route: string, body: unkn
         Authorization: `Bearer ${key}`,
         "Content-Type": "application/json",
         "Idempotency-Key": `load-${process.pid}-${++idem}`,
+        "X-Debug-Timing": "1",
       },
       body: JSON.stringify(body),
     });
@@ -125,6 +153,7 @@ async function syncCall(service: Service, key: string, route: string, body: unkn
       route,
       ms: performance.now() - started,
       status: res.status,
+      phases: parseServerTiming(res.headers.get("server-timing")),
       ...(problem ? { code: problem.code ?? "?", detail: problem.detail ?? "" } : {}),
     };
   } catch (error) {
@@ -169,6 +198,19 @@ function summarize(label: string, samples: Sample[]) {
       `${label} ${route}: ${mine.length} calls, ${failed.length} failed${causes ? ` (${causes})` : ""}, ` +
         `p50 ${percentile(ok, 50).toFixed(0)} ms, p99 ${percentile(ok, 99).toFixed(0)} ms`,
     );
+    // Where the time went: the Worker's phases, and what the client saw before and after the Worker's total.
+    const okSamples = mine.filter((s) => s.status === 200 && s.phases?.total !== undefined);
+    const names = [...new Set(okSamples.flatMap((s) => Object.keys(s.phases!)))];
+    const phase = (name: string) => okSamples.map((s) => s.phases![name] ?? 0);
+    const parts = names.map(
+      (n) => `${n} ${percentile(phase(n), 50).toFixed(0)}/${percentile(phase(n), 99).toFixed(0)}`,
+    );
+    const outside = okSamples.map((s) => s.ms - s.phases!.total!);
+    if (okSamples.length > 0)
+      console.log(
+        `  ${label} ${route} phases p50/p99 ms: ${parts.join(", ")}, outside the Worker ` +
+          `${percentile(outside, 50).toFixed(0)}/${percentile(outside, 99).toFixed(0)}`,
+      );
   }
 }
 
@@ -194,7 +236,20 @@ async function main() {
   const drip = await dripServer();
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   console.log(`Starting the service (npm run dev on port ${port})…`);
-  const service = await startService({ port, enginePort: port + 1 });
+  const service = await startService({
+    port,
+    enginePort: port + 1,
+    inspectorPort: port + 2,
+    stateParent: STATE_PARENT,
+  });
+  const profiled: Record<string, IsolateProfileSummary> = {};
+  const profileDuring = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    if (!PROFILE) return work();
+    const profiler = await profileIsolate(port + 2);
+    const result = await work();
+    profiled[phase] = await profiler.stop();
+    return result;
+  };
   const rss = rssSampler(service.pid);
   try {
     const taskKeys = await Promise.all(
@@ -215,10 +270,19 @@ async function main() {
 
     // Warm-up, so the idle run does not measure first compilations.
     for (const key of syncKeys.slice(0, 2)) await wellBehaved(key, 0);
-    console.log(`Idle run: ${IDLE_SECONDS} s of synchronous calls alone…`);
-    const idle = await paced(syncKeys, Date.now() + IDLE_SECONDS * 1000, wellBehaved);
+    console.log(
+      `${new Date().toISOString().slice(11, 19)} Idle run: ${IDLE_SECONDS} s of synchronous calls alone…`,
+    );
+    // The bench's own event-loop delay: what of the latencies below is the load generator's, not the service's.
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    const idle = await profileDuring("idle", () =>
+      paced(syncKeys, Date.now() + IDLE_SECONDS * 1000, wellBehaved),
+    );
+    const idleLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
+    lag.reset();
 
-    console.log(`Load run: ${LOAD_SECONDS} s…`);
+    console.log(`${new Date().toISOString().slice(11, 19)} Load run: ${LOAD_SECONDS} s…`);
     const until = Date.now() + LOAD_SECONDS * 1000;
     const taskIds: string[] = [];
     const createFailures: Record<string, number> = {};
@@ -295,14 +359,20 @@ async function main() {
         });
       }
     };
-    const [loaded, taskRun, hostileSamples] = await Promise.all([
-      paced(syncKeys, until, wellBehaved),
-      tasks,
-      Promise.all(hostile).then((all) => all.flat()),
-      hostileTasks(),
-    ]);
+    const [loaded, taskRun, hostileSamples] = await profileDuring("load", () =>
+      Promise.all([
+        paced(syncKeys, until, wellBehaved),
+        tasks,
+        Promise.all(hostile).then((all) => all.flat()),
+        hostileTasks(),
+      ]),
+    );
 
-    console.log(`Draining: waiting for ${taskIds.length} tasks to end (at most ${DRAIN_SECONDS} s)…`);
+    const loadLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
+    lag.disable();
+    console.log(
+      `${new Date().toISOString().slice(11, 19)} Draining: waiting for ${taskIds.length} tasks to end (at most ${DRAIN_SECONDS} s)…`,
+    );
     // Every task of the task accounts, by its latest state. The listing, not only the recorded 201s, is the
     // truth: a creation whose answer autocannon did not record still made a task (bench/lib/tally.ts).
     const listed = new Map<string, TaskState>();
@@ -338,6 +408,7 @@ async function main() {
         `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, 6 drip-source tasks`,
     );
     const engineEnv = [
+      "ENGINE_QUEUE",
       "ENGINE_LIGHT_SLOTS",
       "ENGINE_TASK_NICE",
       "ENGINE_RESERVED_SLOTS",
@@ -345,7 +416,9 @@ async function main() {
     ]
       .map((name) => `${name}=${process.env[name] ?? "(default)"}`)
       .join(" ");
-    console.log(`engine: ${engineEnv}; load average before the run ${loadBefore}`);
+    console.log(
+      `engine: ${engineEnv}; service state in ${STATE_PARENT}; load average before the run ${loadBefore}`,
+    );
     console.log(
       `tasks: ${tally.known} created (${tally.recorded} 201s recorded, ${tally.unrecorded} more listed; ` +
         `${taskRun.requests.sent} sent, create failures ${JSON.stringify(createFailures)}), ` +
@@ -366,6 +439,16 @@ async function main() {
     console.log(
       `well-behaved sync calls failed: ${syncFailed} (goal 0); tasks failed for capacity: ${capacityFailed} (goal 0)`,
     );
+    console.log(
+      `bench event-loop delay p50/p99: idle ${idleLag.p50.toFixed(0)}/${idleLag.p99.toFixed(0)} ms, ` +
+        `load ${loadLag.p50.toFixed(0)}/${loadLag.p99.toFixed(0)} ms (a share of every latency above)`,
+    );
+    for (const [phase, summary] of Object.entries(profiled)) {
+      console.log(
+        `Worker isolate, ${phase} (${summary.seconds.toFixed(0)} s profiled): busy ${(summary.busyShare * 100).toFixed(0)}%; ` +
+          `largest: ${summary.top.map((t) => `${t.name} ${(t.share * 100).toFixed(1)}%`).join(", ")}`,
+      );
+    }
     console.log(
       `peak RSS: workerd ${rss.peak.workerd.toFixed(0)} MiB, engine ${rss.peak.engine.toFixed(0)} MiB`,
     );

@@ -6,7 +6,8 @@
  *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
- * second instance beside yours.
+ * second instance beside yours; INSPECTOR_PORT (wrangler's default, 9229): the Worker's DevTools inspector
+ * (bench:load profiles the isolate through it).
  */
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -29,6 +30,7 @@ process.chdir(root);
 const port = Number(process.env.PORT ?? 8787);
 const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
 const stateDir = process.env.P6_STATE_DIR ?? ".wrangler/state";
+const inspectorPort = process.env.INSPECTOR_PORT;
 const seedFile = path.join(stateDir, "dev-account.json");
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
 const quietEnv = {
@@ -168,6 +170,7 @@ const worker = startGroup(
     "--var",
     "SIGNUP_CREDITS:100",
     "--show-interactive-dev-session=false",
+    ...(inspectorPort ? ["--inspector-port", inspectorPort] : []),
   ],
   { env: { ...quietEnv }, onLine: (line) => workerLines.push(line) },
 );

@@ -19,15 +19,27 @@ export type Service = {
  * benchmark never touches a developer's running instance or data.
  */
 export async function startService(
-  options: { port?: number; enginePort?: number; quiet?: boolean } = {},
+  options: {
+    port?: number;
+    enginePort?: number;
+    inspectorPort?: number;
+    /** Where the fresh local state (D1, Durable Objects, R2) is made; the system's temp dir by default. */
+    stateParent?: string;
+    quiet?: boolean;
+  } = {},
 ): Promise<Service> {
   const root = path.resolve(import.meta.dirname, "../..");
   const port = options.port ?? 8797;
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), "p6-bench-state-"));
+  const stateDir = mkdtempSync(path.join(options.stateParent ?? os.tmpdir(), "p6-bench-state-"));
   const lines: string[] = [];
   const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
     cwd: root,
-    env: { PORT: String(port), ENGINE_PORT: String(options.enginePort ?? port + 1), P6_STATE_DIR: stateDir },
+    env: {
+      PORT: String(port),
+      ENGINE_PORT: String(options.enginePort ?? port + 1),
+      P6_STATE_DIR: stateDir,
+      ...(options.inspectorPort ? { INSPECTOR_PORT: String(options.inspectorPort) } : {}),
+    },
     onLine: (line) => lines.push(line),
     quiet: options.quiet ?? true,
   });

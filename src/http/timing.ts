@@ -1,4 +1,4 @@
-/** Phase timer behind X-Debug-Timing → Server-Timing (auth, fetch, process, store, total). */
+/** Phase timer behind X-Debug-Timing → Server-Timing (auth, engine, fetch, process, store, total). */
 export class Timing {
   private readonly started = performance.now();
   private readonly phases = new Map<string, number>();

@@ -10,7 +10,7 @@ import WEBP_ENC_WASM from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import { defaultOptions as WEBP_DEFAULTS } from "@jsquash/webp/meta.js";
 import jpegJs from "jpeg-js";
 import { jpegFrame, unsupportedJpegCoding } from "../../containers/ffmpeg/src/jpeg-frame";
-import { DecodeLimitError, ForEngineError, UnsupportedCodingError } from "./errors";
+import { ForEngineError, UnsupportedCodingError } from "./errors";
 import { type ImageFormat, jpegSegments, MAX_IMAGE_PIXELS, readImageHeader } from "./header";
 import { checkPixels, decodePng, encodePng } from "./png";
 import type { Rgba } from "./rgba";

@@ -60,7 +60,8 @@ export async function engineFailure(response: Response): Promise<ApiError> {
 /** Calls the engine, turning a refused connection into 503 and an abort into the caller's timeout. */
 export async function callEngine(ctx: RunContext, call: () => Promise<Response>): Promise<Response> {
   try {
-    return await call();
+    // The whole round trip (the engine's own queue and transport included), beside its fetch and process.
+    return await ctx.timing.measure("engine", call);
   } catch (cause) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? cause;
     throw engineUnavailable(

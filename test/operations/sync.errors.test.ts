@@ -290,7 +290,7 @@ describe("idempotency", () => {
     expect(account?.credits).toBe(98);
   });
 
-  it("X-Debug-Timing adds Server-Timing with auth, fetch, process, store and total", async () => {
+  it("X-Debug-Timing adds Server-Timing with auth, engine, fetch, process, store and total", async () => {
     const { key } = await newAccount({ credits: 10 });
     const response = await operate(
       "/v1/video/extract-audio",
@@ -300,8 +300,11 @@ describe("idempotency", () => {
     );
     expect(response.status).toBe(200);
     const timing = response.headers.get("server-timing") ?? "";
-    for (const phase of ["auth", "fetch", "process", "store", "total"])
+    for (const phase of ["auth", "engine", "fetch", "process", "store", "total"])
       expect(timing).toMatch(new RegExp(`${phase};dur=`));
+    // The engine's round trip holds its own fetch and process.
+    const dur = (phase: string) => Number(new RegExp(`${phase};dur=([\\d.]+)`).exec(timing)?.[1]);
+    expect(dur("engine")).toBeGreaterThanOrEqual(dur("fetch") + dur("process") - 2);
     expect(
       (await operate("/v1/video/probe", key, { source_url: media("av.mp4") })).headers.get("server-timing"),
     ).toBeNull();

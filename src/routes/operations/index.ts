@@ -18,10 +18,9 @@ const headers = z.object({
         "Required. The same key with the same body replays the original result without charging again.",
       example: "order-1234-cover",
     }),
-  "x-debug-timing": z
-    .string()
-    .optional()
-    .openapi({ description: "Any non-empty value adds Server-Timing (auth, fetch, process, store, total)." }),
+  "x-debug-timing": z.string().optional().openapi({
+    description: "Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total).",
+  }),
 });
 
 function routeFor(operation: Operation) {

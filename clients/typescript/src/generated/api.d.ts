@@ -1318,7 +1318,7 @@ export interface components {
     "Content-Range": string;
     /** @description `true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise. */
     "Idempotent-Replayed": "true";
-    /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, fetch, process, store and total. */
+    /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, engine (the whole round trip to the media engine, its queue included), fetch, process, store and total. */
     "Server-Timing": string;
   };
   pathItems: never;
@@ -1848,7 +1848,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -2055,7 +2055,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -2262,7 +2262,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -2469,7 +2469,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -2676,7 +2676,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -2883,7 +2883,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
@@ -3090,7 +3090,7 @@ export interface operations {
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
         "idempotency-key": string;
-        /** @description Any non-empty value adds Server-Timing (auth, fetch, process, store, total). */
+        /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
         "x-debug-timing"?: string;
       };
       path?: never;
