@@ -70,11 +70,12 @@ export async function profileIsolate(port: number, samplingIntervalUs = 1000) {
   send("Profiler.start");
   return {
     stop: async (): Promise<IsolateProfileSummary> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const profile = await new Promise<Profile>((resolve, reject) => {
         onProfile = resolve;
-        setTimeout(() => reject(new Error("the inspector sent no profile")), 30_000);
+        timer = setTimeout(() => reject(new Error("the inspector sent no profile")), 30_000);
         send("Profiler.stop");
-      });
+      }).finally(() => clearTimeout(timer));
       ws.close();
       return summarizeProfile(profile);
     },
