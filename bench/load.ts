@@ -63,6 +63,9 @@ const parseServerTiming = (header: string | null) =>
     [...(header ?? "").matchAll(/([\w-]+);dur=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]),
   );
 
+/** The time of day (UTC), for the phase lines: runs are matched with system samplers by it. */
+const clock = () => new Date().toISOString().slice(11, 19);
+
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -270,9 +273,7 @@ async function main() {
 
     // Warm-up, so the idle run does not measure first compilations.
     for (const key of syncKeys.slice(0, 2)) await wellBehaved(key, 0);
-    console.log(
-      `${new Date().toISOString().slice(11, 19)} Idle run: ${IDLE_SECONDS} s of synchronous calls alone…`,
-    );
+    console.log(`${clock()} Idle run: ${IDLE_SECONDS} s of synchronous calls alone…`);
     // The bench's own event-loop delay: what of the latencies below is the load generator's, not the service's.
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
@@ -282,7 +283,7 @@ async function main() {
     const idleLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
     lag.reset();
 
-    console.log(`${new Date().toISOString().slice(11, 19)} Load run: ${LOAD_SECONDS} s…`);
+    console.log(`${clock()} Load run: ${LOAD_SECONDS} s…`);
     const until = Date.now() + LOAD_SECONDS * 1000;
     const taskIds: string[] = [];
     const createFailures: Record<string, number> = {};
@@ -371,7 +372,7 @@ async function main() {
     const loadLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
     lag.disable();
     console.log(
-      `${new Date().toISOString().slice(11, 19)} Draining: waiting for ${taskIds.length} tasks to end (at most ${DRAIN_SECONDS} s)…`,
+      `${clock()} Draining: waiting for ${taskIds.length} tasks to end (at most ${DRAIN_SECONDS} s)…`,
     );
     // Every task of the task accounts, by its latest state. The listing, not only the recorded 201s, is the
     // truth: a creation whose answer autocannon did not record still made a task (bench/lib/tally.ts).
