@@ -57,6 +57,12 @@ export interface EngineConfig {
   x264Preset: string;
   /** How far a source download may run ahead of what ffmpeg has asked for. */
   downloadAheadBytes: number;
+  /**
+   * How far a download may run ahead before its readers have read more than this; the lead then grows with
+   * what they read, up to downloadAheadBytes (source.ts). Default (and for engines built by hand)
+   * LIMITS.downloadLeadBytes: a probe reads only a file's head.
+   */
+  downloadLeadBytes?: number;
   /** ffprobe processes kept started for input probes (pipeline/warm-probe.ts); 0 turns them off. */
   warmProbes: number;
   /** ffmpeg processes kept started for short commands that come again (pipeline/warm-ffmpeg.ts); 0: off. */
@@ -160,6 +166,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       64 * 1024,
       2 ** 40,
     ),
+    downloadLeadBytes: int(env, "ENGINE_DOWNLOAD_LEAD_BYTES", LIMITS.downloadLeadBytes, 64 * 1024, 2 ** 40),
     warmProbes: int(env, "ENGINE_WARM_PROBES", 3, 0, 32),
     warmCommands: int(env, "ENGINE_WARM_COMMANDS", 2, 0, 16),
   };

@@ -86,6 +86,7 @@ export async function createEngineServer(
     minBytesPerSecond: config.minSourceBytesPerSecond,
     rateWindowMs: config.sourceRateWindowMs,
     downloadAheadBytes: config.downloadAheadBytes,
+    ...(config.downloadLeadBytes === undefined ? {} : { downloadLeadBytes: config.downloadLeadBytes }),
     ...options.fetchPolicy,
   };
   const pool = new Pool(config.slots, config.queue, {

@@ -48,6 +48,7 @@ describe("loadConfig", () => {
     ["ENGINE_TASK_NICE", "19", "taskNice", 19],
     ["ENGINE_QUEUE", "0", "queue", 0],
     ["PORT", "0", "port", 0],
+    ["ENGINE_DOWNLOAD_LEAD_BYTES", "8388608", "downloadLeadBytes", 8388608],
   ] as const)("%s=%s is taken", (name, value, key, expected) => {
     expect(loadConfig(env({ [name]: value }))[key]).toBe(expected);
   });
@@ -64,6 +65,7 @@ describe("loadConfig", () => {
     ["PORT", "65536"],
     ["ENGINE_READ_TIMEOUT_MS", "99"],
     ["ENGINE_DOWNLOAD_AHEAD_BYTES", "1024"],
+    ["ENGINE_DOWNLOAD_LEAD_BYTES", "1024"],
   ])("%s=%s stops the start, naming the variable and its range", (name, value) => {
     expect(() => loadConfig(env({ [name]: value }))).toThrow(
       new RegExp(`^${name} must be an integer between`),

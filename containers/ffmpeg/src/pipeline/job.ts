@@ -118,6 +118,7 @@ export async function openInput(
       open: openRange,
       ...(ctx.policy.rangeGapBytes === undefined ? {} : { gapBytes: ctx.policy.rangeGapBytes }),
     },
+    ctx.policy.downloadLeadBytes,
   );
   ctx.defer(() => source.destroy());
   const head = await source.read(0, LIMITS.sniffBytes);

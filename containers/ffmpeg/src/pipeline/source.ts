@@ -6,7 +6,9 @@
  * socket to disk, and from disk to ffmpeg, in small chunks.
  *
  * The download runs at most LIMITS.downloadAheadBytes ahead of what readers have asked for, so a cover of
- * a 4 GiB file does not fetch 4 GiB, and a long encode is not slowed by a download it does not need yet.
+ * a 4 GiB file does not fetch 4 GiB, and a long encode is not slowed by a download it does not need yet. The
+ * lead starts at LIMITS.downloadLeadBytes and grows with what readers have read, so a probe fetches little more than
+ * the head it reads.
  * While it waits on purpose the read timeout is off; it comes back as soon as bytes are wanted again.
  *
  * A reader that jumps far beyond the download (ffmpeg seeking to the middle of a file whose index is at
@@ -88,17 +90,23 @@ export class SourceDownload {
   private readonly closeFile: () => void;
 
   private readonly aheadBytes: number;
+  private readonly leadBytes: number;
 
-  /** `aheadBytes`: how far the download may run ahead of what readers asked for. */
+  /**
+   * `aheadBytes`: how far the download may run ahead of what readers asked for; `leadBytes`: how far ahead it
+   * may run before they have read more than that (the lead grows with what they read, up to `aheadBytes`).
+   */
   constructor(
     opened: OpenedSource,
     path: string,
     maxBytes: number,
     aheadBytes: number = LIMITS.downloadAheadBytes,
     ranges: { open: RangeOpener; gapBytes?: number } | null = null,
+    leadBytes: number = LIMITS.downloadLeadBytes,
   ) {
     this.rangeGapBytes = ranges?.gapBytes ?? RANGE_GAP_BYTES;
     this.aheadBytes = aheadBytes;
+    this.leadBytes = leadBytes;
     this.maxBytes = maxBytes;
     const headers = opened.response.headers;
     const acceptsRanges =
@@ -208,9 +216,10 @@ export class SourceDownload {
   private flow(): void {
     if (this.done || this.error !== null) return;
     const res = this.opened.response;
-    // While ranged readers stream from the source itself, the download runs only a little ahead.
-    const aheadBytes =
-      this.rangeReaders > 0 ? Math.min(this.aheadBytes, RANGE_READER_AHEAD) : this.aheadBytes;
+    // The lead grows with what readers have asked for (from `leadBytes`); while ranged readers stream from
+    // the source itself, the download runs only a little ahead.
+    const lead = Math.min(this.aheadBytes, Math.max(this.leadBytes, this.demand));
+    const aheadBytes = this.rangeReaders > 0 ? Math.min(lead, RANGE_READER_AHEAD) : lead;
     const ahead = this.received >= this.demand + aheadBytes;
     // Waiting on purpose is not a stalled source: no read timeout while we hold the download back.
     if (ahead !== this.holding) {

@@ -27,6 +27,8 @@ export interface FetchPolicy extends AddressPolicy {
   rateWindowMs?: number;
   /** How far a download may run ahead of what ffmpeg has asked for (default LIMITS.downloadAheadBytes). */
   downloadAheadBytes?: number;
+  /** The download's lead before readers have read more than it (default LIMITS.downloadLeadBytes). */
+  downloadLeadBytes?: number;
   /** A reader this far beyond the download gets a ranged request of its own (default 8 MiB; source.ts). */
   rangeGapBytes?: number;
   /** Test hook: replaces DNS resolution. */
