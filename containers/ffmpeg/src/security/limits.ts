@@ -45,8 +45,8 @@ export const LIMITS = {
   /**
    * The download's lead before its readers have read more than this; it grows with what they read, up to
    * downloadAheadBytes (source.ts). A probe reads a few hundred KB of a faststart file and no longer downloads
-   * 8 MiB it never reads: measured (`npm run bench:engine-cpu`, 9.4 MB clip), the engine's Node spent 262 ms
-   * of CPU per probe with a fixed 8 MiB lead, 92 ms with this one.
+   * 8 MiB it never reads: measured (`npm run bench:engine-cpu`, 9.4 MB clip), the engine's Node spent 316 ms
+   * of CPU per probe with a fixed 8 MiB lead, 126 ms with this one (docs/performance.md).
    */
   downloadLeadBytes: 256 * 1024,
   /** Bytes sniffed for the media type before anything else runs. */
