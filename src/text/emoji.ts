@@ -64,55 +64,52 @@ type Entry = [
 ];
 type PackIndex = { ppem: number; dataStart: number; pictures: Record<string, Entry> };
 
-let packIndex: Promise<PackIndex> | undefined;
-const pictures = new Map<string, Promise<EmojiPicture>>();
+/**
+ * The pack's index and pictures, per isolate, once read. As with the R2 fonts (src/text/fonts.ts), a
+ * pending read is never shared across requests: workerd ties it to the request that started it.
+ */
+let packIndex: PackIndex | undefined;
+const pictures = new Map<string, EmojiPicture>();
 
-function readIndex(bucket: R2Bucket | undefined): Promise<PackIndex> {
+async function readIndex(bucket: R2Bucket | undefined): Promise<PackIndex> {
   if (packIndex) return packIndex;
-  const loading = (async () => {
-    if (!bucket) throw new FontUnavailableError(`no FONTS bucket is bound: cannot load ${EMOJI_PACK_KEY}`);
-    const head = await bucket.get(EMOJI_PACK_KEY, { range: { offset: 0, length: 4 } });
-    if (!head)
-      throw new FontUnavailableError(
-        `${EMOJI_PACK_KEY} is not in the FONTS bucket (npm run deploy uploads it)`,
-      );
-    const length = new DataView(await head.arrayBuffer()).getUint32(0);
-    const body = await bucket.get(EMOJI_PACK_KEY, { range: { offset: 4, length } });
-    if (!body) throw new FontUnavailableError(`${EMOJI_PACK_KEY} vanished from the FONTS bucket`);
-    const index = (await body.json()) as { ppem: number; pictures: Record<string, Entry> };
-    return { ppem: index.ppem, pictures: index.pictures, dataStart: 4 + length };
-  })();
-  packIndex = loading;
-  loading.catch(() => {
-    if (packIndex === loading) packIndex = undefined;
-  });
-  return loading;
+  if (!bucket) throw new FontUnavailableError(`no FONTS bucket is bound: cannot load ${EMOJI_PACK_KEY}`);
+  const head = await bucket.get(EMOJI_PACK_KEY, { range: { offset: 0, length: 4 } });
+  if (!head)
+    throw new FontUnavailableError(
+      `${EMOJI_PACK_KEY} is not in the FONTS bucket (npm run deploy uploads it)`,
+    );
+  const length = new DataView(await head.arrayBuffer()).getUint32(0);
+  const body = await bucket.get(EMOJI_PACK_KEY, { range: { offset: 4, length } });
+  if (!body) throw new FontUnavailableError(`${EMOJI_PACK_KEY} vanished from the FONTS bucket`);
+  const index = (await body.json()) as { ppem: number; pictures: Record<string, Entry> };
+  packIndex ??= { ppem: index.ppem, pictures: index.pictures, dataStart: 4 + length };
+  return packIndex;
 }
 
-function readPicture(bucket: R2Bucket, index: PackIndex, key: string, entry: Entry): Promise<EmojiPicture> {
-  let picture = pictures.get(key);
-  if (!picture) {
-    picture = (async () => {
-      const [offset, length, width, height, x, y, advance] = entry;
-      const object = await bucket.get(EMOJI_PACK_KEY, {
-        range: { offset: index.dataStart + offset, length },
-      });
-      if (!object) throw new FontUnavailableError(`${EMOJI_PACK_KEY} vanished from the FONTS bucket`);
-      const png = new Uint8Array(await object.arrayBuffer());
-      const em = index.ppem;
-      return {
-        href: `data:image/png;base64,${base64(png)}`,
-        left: x / em,
-        top: y / em,
-        width: width / em,
-        height: height / em,
-        advance: advance / em,
-      };
-    })();
-    pictures.set(key, picture);
-    picture.catch(() => pictures.delete(key));
-  }
-  return picture;
+async function readPicture(
+  bucket: R2Bucket,
+  index: PackIndex,
+  key: string,
+  entry: Entry,
+): Promise<EmojiPicture> {
+  const known = pictures.get(key);
+  if (known) return known;
+  const [offset, length, width, height, x, y, advance] = entry;
+  const object = await bucket.get(EMOJI_PACK_KEY, { range: { offset: index.dataStart + offset, length } });
+  if (!object) throw new FontUnavailableError(`${EMOJI_PACK_KEY} vanished from the FONTS bucket`);
+  const png = new Uint8Array(await object.arrayBuffer());
+  const em = index.ppem;
+  const picture = {
+    href: `data:image/png;base64,${base64(png)}`,
+    left: x / em,
+    top: y / em,
+    width: width / em,
+    height: height / em,
+    advance: advance / em,
+  };
+  if (!pictures.has(key)) pictures.set(key, picture);
+  return pictures.get(key)!;
 }
 
 /**

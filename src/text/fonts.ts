@@ -154,25 +154,26 @@ export function bundledChain(family: FontFamily, weight: FontWeight): Face[] {
   return chain.filter((face, i) => chain.indexOf(face) === i);
 }
 
-/** R2 font files by key, per isolate; a failed read is forgotten so the next request tries again. */
-const remoteFiles = new Map<string, Promise<Uint8Array>>();
+/**
+ * R2 font files by key, per isolate, once read. Only bytes are shared, never a pending read: workerd ties
+ * a read to the request that started it, and a request awaiting another's read fails with "Cannot perform
+ * I/O on behalf of a different request" when that request ends first. A cold isolate's concurrent requests
+ * each read the file (once per request: a request wants each file once); a failed read leaves nothing.
+ */
+const remoteFiles = new Map<string, Uint8Array>();
 
 export class FontUnavailableError extends Error {}
 
 async function remoteFile(bucket: R2Bucket | undefined, key: string): Promise<Uint8Array> {
-  let file = remoteFiles.get(key);
-  if (!file) {
-    file = (async () => {
-      if (!bucket) throw new FontUnavailableError(`no FONTS bucket is bound: cannot load ${key}`);
-      const object = await bucket.get(key);
-      if (!object)
-        throw new FontUnavailableError(`font ${key} is not in the FONTS bucket (npm run deploy uploads it)`);
-      return new Uint8Array(await object.arrayBuffer());
-    })();
-    remoteFiles.set(key, file);
-    file.catch(() => remoteFiles.delete(key));
-  }
-  return file;
+  const known = remoteFiles.get(key);
+  if (known) return known;
+  if (!bucket) throw new FontUnavailableError(`no FONTS bucket is bound: cannot load ${key}`);
+  const object = await bucket.get(key);
+  if (!object)
+    throw new FontUnavailableError(`font ${key} is not in the FONTS bucket (npm run deploy uploads it)`);
+  const bytes = new Uint8Array(await object.arrayBuffer());
+  if (!remoteFiles.has(key)) remoteFiles.set(key, bytes);
+  return remoteFiles.get(key)!;
 }
 
 const remoteFaces = new Map<string, Face>();

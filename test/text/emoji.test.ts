@@ -7,7 +7,7 @@ import { engineTextMark } from "../../src/operations/text-mark";
 import { emojiIn, forgetEmoji } from "../../src/text/emoji";
 import { FontUnavailableError } from "../../src/text/fonts";
 import { renderTextMark, type TextMarkOptions, UndrawableTextError } from "../../src/text/mark";
-import { seedEmojiPack } from "./fonts";
+import { heldBucket, seedEmojiPack } from "./fonts";
 import { pango, pangoMissing as pangoMissingReason } from "./pango";
 import { colourSimilarity, saturatedShare } from "./similarity";
 
@@ -116,6 +116,22 @@ describe("renderTextMark: emoji it refuses", () => {
     const error = await mark("ok \u{1fae9} ok").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UndrawableTextError);
     expect((error as UndrawableTextError).characters).toEqual(["\u{1fae9}"]);
+  });
+
+  it("shares the pack's index and pictures once read, never a read still pending (it belongs to its request)", async () => {
+    if (skipped) return void console.warn(`skipped: ${skipped}`);
+    forgetEmoji();
+    const fonts = heldBucket(env.FONTS);
+    const first = mark("😀", { env: { FONTS: fonts.bucket } });
+    // The second mark reads the index and picture itself while the first one's first read is still held.
+    const second = await mark("😀", { env: { FONTS: fonts.bucket } });
+    expect(fonts.reads()).toBeGreaterThan(1);
+    fonts.release();
+    expect(same(await first, second)).toBe(true);
+    // Read once, they are kept for the isolate.
+    const reads = fonts.reads();
+    expect(same(await mark("😀", { env: { FONTS: fonts.bucket } }), second)).toBe(true);
+    expect(fonts.reads()).toBe(reads);
   });
 
   it("says the pack is missing when no FONTS bucket is bound, and draws text without emoji without it", async () => {

@@ -29,3 +29,21 @@ export async function seedEmojiPack(): Promise<{ ok: true } | { ok: false; reaso
   await env.FONTS.put(EMOJI_PACK_KEY, await response.arrayBuffer());
   return { ok: true };
 }
+
+/**
+ * The bucket with its first read held until `release()`, counting reads: shows whether a second caller waits on
+ * the first one's pending read (in workerd that read belongs to the first caller's request).
+ */
+export function heldBucket(bucket: R2Bucket) {
+  let reads = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const get: R2Bucket["get"] = async (...args: Parameters<R2Bucket["get"]>) => {
+    reads++;
+    if (reads === 1) await held;
+    return bucket.get(...args);
+  };
+  return { bucket: { get } as unknown as R2Bucket, reads: () => reads, release };
+}

@@ -6,7 +6,7 @@ import { FontUnavailableError, forgetRemoteFonts } from "../../src/text/fonts";
 import { splitAfterSpacingSigns } from "../../src/text/layout";
 import { renderTextMark, type TextMarkOptions, UndrawableTextError } from "../../src/text/mark";
 import { renderText } from "../../src/text/render";
-import { seedRemoteFonts } from "./fonts";
+import { heldBucket, seedRemoteFonts } from "./fonts";
 import { pango, pangoMissing as pangoMissingReason } from "./pango";
 import { inkSimilarity } from "./similarity";
 
@@ -307,6 +307,21 @@ describe("renderTextMark: what it refuses", () => {
     }
     // A failed read is forgotten: once the file is back, the mark draws.
     expect(await mark("తెలుగు", { fontWeight: "bold" })).toBeDefined();
+  });
+
+  it("shares an R2 font once read, never a read still pending (it belongs to its request)", async (context) => {
+    if (remoteMissing) return context.skip();
+    forgetRemoteFonts();
+    const fonts = heldBucket(env.FONTS);
+    const first = mark("తెలుగు", { env: { FONTS: fonts.bucket } });
+    // The second mark reads the font itself and draws while the first one's read is still held.
+    expect(await mark("తెలుగు", { env: { FONTS: fonts.bucket } })).toBeDefined();
+    expect(fonts.reads()).toBe(2);
+    fonts.release();
+    expect(await first).toBeDefined();
+    // Read once, the font is kept for the isolate.
+    expect(await mark("తెలుగు", { env: { FONTS: fonts.bucket } })).toBeDefined();
+    expect(fonts.reads()).toBe(2);
   });
 
   it("reads only the R2 fonts of the scripts in the text, all of them for mixed text", async (context) => {
