@@ -4,12 +4,15 @@
  * latency, is what a saturated machine queues on (docs/performance.md, "What one job costs the engine").
  *
  * Two engines run the same jobs one after the other, on the same source (bench/.media/clip.mp4, 9.4 MB,
- * faststart, served from loopback): the default, and a baseline whose download runs its full 8 MiB ahead from
- * the first byte (ENGINE_DOWNLOAD_LEAD_BYTES=8 MiB, the behaviour before the lead grew with the reads). The
- * ratios compare the two, measured in this run. Jobs run one at a time; BENCH_JOBS sets how many per type (20).
+ * faststart, served from loopback): one on the engine image's ffmpeg build (.tools/ffmpeg, `npm run
+ * build:ffmpeg`; containers/ffmpeg/build-ffmpeg.sh), and a baseline on Debian's ffmpeg from PATH, whose every
+ * start loads 215 shared libraries. The ratios compare the two, measured in this run; without the build, the
+ * baseline alone runs. Jobs run one at a time; BENCH_JOBS sets how many per type (20).
  */
 import { readFileSync } from "node:fs";
+import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
+import { engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20);
@@ -81,15 +84,23 @@ benchMedia();
 const media = await serveMedia();
 try {
   const url = media.url("clip.mp4");
-  const baseline = await measure("8 MiB", { ENGINE_DOWNLOAD_LEAD_BYTES: String(8 * 1024 * 1024) }, url);
-  const current = await measure("default", {}, url);
-  console.log("\nCPU per job, default / baseline (8 MiB lead from the first byte):");
-  for (const [type] of TYPES) {
-    const a = current.get(type)!;
-    const b = baseline.get(type)!;
+  const debian = resolveBinaries({ PATH: process.env.PATH });
+  const baseline = await measure("Debian", { FFMPEG_PATH: debian.ffmpeg, FFPROBE_PATH: debian.ffprobe }, url);
+  const built = engineFfmpegEnv({});
+  if (!built.FFMPEG_PATH) {
     console.log(
-      `  ${type.padEnd(20)} engine Node ${(a.node / b.node).toFixed(2)}×, all processes ${((a.node + a.children) / (b.node + b.children)).toFixed(2)}× (${(a.node + a.children).toFixed(0)} vs ${(b.node + b.children).toFixed(0)} ms)`,
+      "\nNo .tools/ffmpeg: `npm run build:ffmpeg` builds the engine image's ffmpeg to compare with.",
     );
+  } else {
+    const current = await measure("image's", built, url);
+    console.log("\nCPU per job, the image's ffmpeg build / Debian's ffmpeg:");
+    for (const [type] of TYPES) {
+      const a = current.get(type)!;
+      const b = baseline.get(type)!;
+      console.log(
+        `  ${type.padEnd(20)} ffmpeg/ffprobe ${(a.children / b.children).toFixed(2)}×, all processes ${((a.node + a.children) / (b.node + b.children)).toFixed(2)}× (${(a.node + a.children).toFixed(0)} vs ${(b.node + b.children).toFixed(0)} ms)`,
+      );
+    }
   }
 } finally {
   media.close();

@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
 import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
 import { type Service, startService } from "./lib/service.ts";
@@ -417,8 +418,13 @@ async function main() {
     ]
       .map((name) => `${name}=${process.env[name] ?? "(default)"}`)
       .join(" ");
+    const ffmpeg = process.env.FFMPEG_PATH
+      ? `FFMPEG_PATH=${process.env.FFMPEG_PATH}`
+      : engineFfmpegEnv().FFMPEG_PATH
+        ? "the image's build (.tools/ffmpeg)"
+        : "PATH's";
     console.log(
-      `engine: ${engineEnv}; service state in ${STATE_PARENT}; load average before the run ${loadBefore}`,
+      `engine: ${engineEnv}, ffmpeg ${ffmpeg}; service state in ${STATE_PARENT}; load average before the run ${loadBefore}`,
     );
     console.log(
       `tasks: ${tally.known} created (${tally.recorded} 201s recorded, ${tally.unrecorded} more listed; ` +

@@ -1,7 +1,7 @@
 /**
  * npm run dev: the whole service on this machine.
  *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
- *  process, 3b. the R2 fonts (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
+ *  process (on .tools/ffmpeg, the image's ffmpeg build, when `npm run build:ffmpeg` made it), 3b. the R2 fonts (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
  *  (src/text/remote-fonts.ts; Debian's fonts-noto-cjk, fonts-noto-core and fonts-noto-color-emoji, installed
  *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
@@ -22,6 +22,7 @@ import {
 } from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
+import { engineFfmpegEnv } from "./lib/engine-ffmpeg.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -131,12 +132,19 @@ let engineUrl = "";
 const engineMain = "containers/ffmpeg/src/main.ts";
 if (existsSync(engineMain)) {
   const lines: string[] = [];
+  const ffmpeg = engineFfmpegEnv();
+  console.log(
+    ffmpeg.FFMPEG_PATH
+      ? "Media engine on the engine image's ffmpeg build (.tools/ffmpeg)."
+      : "Media engine on the ffmpeg found on PATH (`npm run build:ffmpeg` builds the image's lighter one).",
+  );
   const engine = startGroup("engine", process.execPath, [engineMain], {
     env: {
       PORT: String(enginePort),
       HOST: "127.0.0.1",
       ENGINE_SECRET: vars.ENGINE_SECRET,
       ALLOW_PRIVATE_SOURCES: "true",
+      ...ffmpeg,
     },
     onLine: (line) => lines.push(line),
   });

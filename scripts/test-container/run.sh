@@ -37,7 +37,7 @@ fail() {
 limit_total="${TEST_CONTAINER_LIMIT:-3600}"
 limit_packages="${TEST_CONTAINER_LIMIT_PACKAGES:-900}"
 limit_base="${TEST_CONTAINER_LIMIT_BASE:-1200}"
-limit_build="${TEST_CONTAINER_LIMIT_BUILD:-1500}"
+limit_build="${TEST_CONTAINER_LIMIT_BUILD:-2400}"
 limit_healthz="${TEST_CONTAINER_LIMIT_HEALTHZ:-180}"
 limit_suite="${TEST_CONTAINER_LIMIT_SUITE:-2400}"
 limit_worker="${TEST_CONTAINER_LIMIT_WORKER:-900}"
@@ -345,7 +345,7 @@ echo "healthy $((SECONDS - t0)) s after docker run"
 if [ "$suites" != 1 ]; then
   echo "ENGINE SUITES SKIPPED (TEST_CONTAINER_SUITES=$suites): this run proves less than test:container should"
 else
-  # The suite as the image runs the engine: its Node, Debian's ffmpeg, user node. The checkout is mounted
+  # The suite as the image runs the engine: its Node, its ffmpeg build (build-ffmpeg.sh), user node. The checkout is mounted
   # read-only (the suite and vitest); the suite writes only to the container's /tmp. `timeout` runs inside
   # the container: stopping the docker CLI alone would leave the suite running in there. Same config as the
   # host run (containers/ffmpeg/vitest.config.ts, its maxWorkers included).

@@ -4,9 +4,11 @@
  * starts it.
  */
 
+import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { npmBinary, resolveBinaries } from "../src/config.ts";
 import { type RunningEngine, startEngine } from "../src/launch.ts";
@@ -14,6 +16,8 @@ import type { EngineResult } from "../src/protocol.ts";
 import { AUTH, ffprobe, filesUnder, fixtureUrl, jobId, media, SECRET, saveBody } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
 import { textMarkFor, withTextMark } from "./support/text-mark.ts";
+
+const execFileAsync = promisify(execFile);
 
 describe("resolveBinaries", () => {
   test("FFMPEG_PATH/FFPROBE_PATH win, then PATH, then the npm packages", () => {
@@ -31,6 +35,54 @@ describe("resolveBinaries", () => {
     const bare = resolveBinaries({ PATH: "/nonexistent" });
     expect(bare.source).toEqual({ ffmpeg: "npm", ffprobe: "npm" });
     expect(bare.ffmpeg).toBe(npmBinary("ffmpeg"));
+  });
+});
+
+/**
+ * The components the engine names that come from libraries outside ffmpeg: the image's own build
+ * (build-ffmpeg.sh) enables only those, so this runs wherever the suite runs (Debian's build on the host, the
+ * image's in test:container) and fails on a build that lost one. ffmpeg's own components are all in both.
+ */
+describe("the ffmpeg in use has every external library the engine uses", () => {
+  const bins = resolveBinaries(process.env);
+  /** The names `ffmpeg -<what>` lists (flags column, then the name; demuxers list "mov,mp4,…" as one). */
+  const names = async (what: string) => {
+    const { stdout } = await execFileAsync(bins.ffmpeg, ["-hide_banner", `-${what}`], { maxBuffer: 8 << 20 });
+    const found = new Set<string>();
+    for (const line of stdout.split("\n")) {
+      const match = /^ (\S+)\s+(\S+)\s/.exec(line);
+      if (match && match[2] !== "=") for (const name of match[2]!.split(",")) found.add(name);
+    }
+    return found;
+  };
+
+  test("encoders: libx264, libmp3lame, libopus, libvorbis, libwebp", async () => {
+    const encoders = await names("encoders");
+    for (const name of ["libx264", "libmp3lame", "libopus", "libvorbis", "libwebp"])
+      expect(encoders.has(name), name).toBe(true);
+  });
+  // libvpx: VP8/VP9 with their alpha plane (extract-cover.ts); libdav1d: ffmpeg 5.1 has no software AV1 decoder.
+  test("decoders: libvpx, libvpx-vp9, libdav1d, libspeex", async () => {
+    const decoders = await names("decoders");
+    for (const name of ["libvpx", "libvpx-vp9", "libdav1d", "libspeex"])
+      expect(decoders.has(name), name).toBe(true);
+  });
+  test("the demuxers sniff.ts forces, and lavfi for the tests' fixtures", async () => {
+    const demuxers = await names("demuxers");
+    const forced = [
+      "aac",
+      "avi",
+      "flac",
+      "flv",
+      "jpeg_pipe",
+      "matroska",
+      "mov",
+      "mp3",
+      "mpegts",
+      "ogg",
+      "png_pipe",
+    ];
+    for (const name of [...forced, "wav", "webp_pipe", "lavfi"]) expect(demuxers.has(name), name).toBe(true);
   });
 });
 

@@ -161,13 +161,22 @@ export async function runCorpus(
   onRow: (row: Row) => void = () => {},
 ): Promise<Row[]> {
   const bins = resolveBinaries(process.env);
+  // CORPUS_ENGINE_FFMPEG_DIR: the engine runs that folder's ffmpeg/ffprobe (the image's build in .tools/ffmpeg/bin)
+  // while every measurement of sources and answers stays on the ffmpeg resolved as usual (Debian's).
+  const engineDir = process.env.CORPUS_ENGINE_FFMPEG_DIR;
+  const engineBins = engineDir
+    ? resolveBinaries({
+        FFMPEG_PATH: path.join(engineDir, "ffmpeg"),
+        FFPROBE_PATH: path.join(engineDir, "ffprobe"),
+      })
+    : bins;
   const tmpDir = await mkdtemp(path.join(os.tmpdir(), "p6-corpus-"));
   const config: EngineConfig = {
     secret: SECRET,
     host: "127.0.0.1",
     port: 0,
     allowPrivateSources: true,
-    binaries: bins,
+    binaries: engineBins,
     slots: POOL,
     queue: 64,
     tmpDir: path.join(tmpDir, "engine"),
