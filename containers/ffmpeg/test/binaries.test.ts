@@ -5,6 +5,7 @@
  */
 
 import { execFile } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -28,10 +29,21 @@ describe("resolveBinaries", () => {
       ffprobe: "/opt/fp",
       source: { ffmpeg: "env", ffprobe: "env" },
     });
-    expect(resolveBinaries({ PATH: "/usr/bin" })).toMatchObject({
-      ffmpeg: "/usr/bin/ffmpeg",
-      source: { ffmpeg: "path" },
-    });
+    // A folder of its own on PATH: Debian's ffmpeg is in /usr/bin, the image's build in /usr/local/bin.
+    const onPath = mkdtempSync(path.join(os.tmpdir(), "p6-path-"));
+    for (const name of ["ffmpeg", "ffprobe"]) {
+      writeFileSync(path.join(onPath, name), "#!/bin/sh\n");
+      chmodSync(path.join(onPath, name), 0o755);
+    }
+    try {
+      expect(resolveBinaries({ PATH: `/nonexistent:${onPath}` })).toMatchObject({
+        ffmpeg: path.join(onPath, "ffmpeg"),
+        ffprobe: path.join(onPath, "ffprobe"),
+        source: { ffmpeg: "path", ffprobe: "path" },
+      });
+    } finally {
+      rmSync(onPath, { recursive: true, force: true });
+    }
     const bare = resolveBinaries({ PATH: "/nonexistent" });
     expect(bare.source).toEqual({ ffmpeg: "npm", ffprobe: "npm" });
     expect(bare.ffmpeg).toBe(npmBinary("ffmpeg"));
