@@ -1,7 +1,8 @@
 /**
  * npm run dev: the whole service on this machine.
  *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
- *  process (on .tools/ffmpeg, the image's ffmpeg build, when `npm run build:ffmpeg` made it), 3b. the R2 fonts (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
+ *  process (on .tools/ffmpeg, the image's ffmpeg build, when `npm run build:ffmpeg` made it), 3b. the R2 fonts
+ *  (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
  *  (src/text/remote-fonts.ts; Debian's fonts-noto-cjk, fonts-noto-core and fonts-noto-color-emoji, installed
  *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.

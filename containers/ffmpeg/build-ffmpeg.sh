@@ -5,7 +5,7 @@
 # Why: Debian's ffmpeg loads 215 shared libraries (every codec, device, filter and protocol library Debian
 # enables) and each start of ffmpeg or ffprobe cost ≈ 150 ms of CPU in the dynamic loader and the kernel
 # before reading a byte. The engine starts several a second under load (docs/performance.md "What one job
-# costs the engine"). This build loads ≈ 30 and starts in a few ms. The decoders, demuxers, muxers and filters
+# costs the engine"). This build loads 18 and starts in 13–18 ms. The decoders, demuxers, muxers and filters
 # are ffmpeg's own, all of them, as in Debian's build; the external libraries are those the engine needs:
 #   encoders  libx264 (H.264), libmp3lame, libopus, libvorbis, libwebp; libvpx (VP8/VP9 with alpha, decoding)
 #   decoders  libdav1d (AV1: 5.1 has no software AV1 decoder of its own), libspeex (Speex in FLV and Ogg)
@@ -18,7 +18,7 @@
 #
 # Usage: build-ffmpeg.sh <prefix>   installs <prefix>/bin/ffmpeg, <prefix>/bin/ffprobe and
 #        <prefix>/runtime-packages (the Debian packages of the libraries they load, for the runtime image).
-# Needs Debian (bookworm), and root when build packages are missing. ≈ 10–15 min on 2 cores.
+# Needs Debian (bookworm), and root when build packages are missing. ≈ 8 min on 2 free cores.
 # Used by containers/ffmpeg/Dockerfile, and by `npm run build:ffmpeg` for the local engine (.tools/ffmpeg).
 set -euo pipefail
 prefix="${1:?usage: build-ffmpeg.sh <prefix>}"
