@@ -31,12 +31,15 @@ export async function releaseSlot(env: Env, accountId: string, holder: string): 
 /**
  * Runs `work` (one synchronous call's engine work) under a slot of the account; 503 SERVICE_UNAVAILABLE with
  * Retry-After when the account already uses its whole share. The slot is released on every exit path.
+ * `handOver`: the release is started and handed to the caller instead of awaited here, so that it overlaps the
+ * caller's next round trip; the caller awaits it before answering, so the client's next call finds it free.
  */
 export async function withAccountSlot<T>(
   svc: { env: Env; config: Config },
   accountId: string,
   holder: string,
   work: () => Promise<T>,
+  handOver?: (released: Promise<void>) => void,
 ): Promise<T> {
   const grant = await acquireSlot(svc.env, svc.config, accountId, holder, svc.config.syncTimeoutMs);
   if (!grant.granted) {
@@ -48,6 +51,8 @@ export async function withAccountSlot<T>(
   try {
     return await work();
   } finally {
-    await releaseSlot(svc.env, accountId, holder).catch(() => {});
+    const released = releaseSlot(svc.env, accountId, holder).catch(() => {});
+    if (handOver) handOver(released);
+    else await released;
   }
 }

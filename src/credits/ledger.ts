@@ -56,15 +56,18 @@ export function balanceChangeStatements(db: Db, change: BalanceChange) {
   ] as const;
 }
 
+/** The 402 of a balance change that did not apply (`balanceChangeStatements`' update changed nothing). */
+export function balanceTooLow(change: BalanceChange) {
+  return new ApiError(
+    "INSUFFICIENT_CREDITS",
+    `This operation costs ${-change.amount} credits; the balance is lower.`,
+  );
+}
+
 /** Applies one balance change; returns the new balance or throws 402 when credits are short. */
 export async function applyBalanceChange(db: Db, change: BalanceChange): Promise<number> {
   const [update] = await db.batch(balanceChangeStatements(db, change));
-  if (update.meta.changes !== 1) {
-    throw new ApiError(
-      "INSUFFICIENT_CREDITS",
-      `This operation costs ${-change.amount} credits; the balance is lower.`,
-    );
-  }
+  if (update.meta.changes !== 1) throw balanceTooLow(change);
   const row = await db
     .select({ credits: accounts.credits })
     .from(accounts)

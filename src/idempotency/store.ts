@@ -1,4 +1,4 @@
-import { and, eq, lt, or } from "drizzle-orm";
+import { and, eq, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idempotencyRecords } from "../db/schema";
 import { ApiError } from "../errors/api-error";
@@ -12,17 +12,16 @@ export type Claim = { kind: "claimed" } | { kind: "replay"; response: StoredResp
 
 type Key = { accountId: string; key: string };
 
+type ClaimId = Key & { fingerprint: string; requestId: string; now: number; leaseMs: number };
+
 /**
- * Claims an Idempotency-Key for one execution. One conditional statement decides, so of any number of
- * concurrent requests exactly one claims it: the others see the record — a different fingerprint → 422, still
- * running → 409, completed → the stored response to replay. An expired record, or an in-progress one whose
- * lease ran out (its request died mid-way), is taken over.
+ * The one conditional statement that claims an Idempotency-Key for one execution: of any number of concurrent
+ * requests exactly one claims it, and an expired record, or an in-progress one whose lease ran out (its request
+ * died mid-way), is taken over. Exported for a batch: a caller can read what it needs in the same round trip
+ * (src/operations/sync.ts reads the balance), then hand the returned rows to `settleClaim`.
  */
-export async function claimKey(
-  db: Db,
-  id: Key & { fingerprint: string; requestId: string; now: number; leaseMs: number },
-): Promise<Claim> {
-  const claimed = await db
+export function claimStatement(db: Db, id: ClaimId) {
+  return db
     .insert(idempotencyRecords)
     .values({
       accountId: id.accountId,
@@ -53,9 +52,15 @@ export async function claimKey(
         ),
       ),
     })
-    .returning({ requestId: idempotencyRecords.requestId })
-    .get();
-  if (claimed?.requestId === id.requestId) return { kind: "claimed" };
+    .returning({ requestId: idempotencyRecords.requestId });
+}
+
+/**
+ * What `claimStatement`'s rows mean: claimed, or else the record decides: a different fingerprint → 422,
+ * still running → 409, completed → the stored response to replay.
+ */
+export async function settleClaim(db: Db, id: ClaimId, rows: { requestId: string }[]): Promise<Claim> {
+  if (rows[0]?.requestId === id.requestId) return { kind: "claimed" };
 
   const record = await db
     .select()
@@ -88,9 +93,22 @@ export async function claimKey(
   };
 }
 
-/** Stores the response of the execution that holds the claim. */
-export async function completeKey(db: Db, id: Key & { requestId: string }, response: StoredResponse) {
-  await db
+/** Claims an Idempotency-Key for one execution (`claimStatement`, then `settleClaim`). */
+export async function claimKey(db: Db, id: ClaimId): Promise<Claim> {
+  return settleClaim(db, id, await claimStatement(db, id).all());
+}
+
+/**
+ * The statement that stores the response of the execution that holds the claim. `onlyIf`: an extra condition,
+ * for a batch where the response may be kept only if an earlier statement did its part (the charge).
+ */
+export function completeStatement(
+  db: Db,
+  id: Key & { requestId: string },
+  response: StoredResponse,
+  onlyIf?: SQL,
+) {
+  return db
     .update(idempotencyRecords)
     .set({
       state: "completed",
@@ -103,8 +121,14 @@ export async function completeKey(db: Db, id: Key & { requestId: string }, respo
         eq(idempotencyRecords.accountId, id.accountId),
         eq(idempotencyRecords.key, id.key),
         eq(idempotencyRecords.requestId, id.requestId),
+        onlyIf,
       ),
     );
+}
+
+/** Stores the response of the execution that holds the claim. */
+export async function completeKey(db: Db, id: Key & { requestId: string }, response: StoredResponse) {
+  await completeStatement(db, id, response);
 }
 
 /** Gives the key back (transient failures, and responses that did not execute), so the same key may retry. */

@@ -1,14 +1,22 @@
+import { sql } from "drizzle-orm";
 import { withAccountSlot } from "../capacity/slots";
 import type { Config } from "../config/config";
-import { requireCredits } from "../credits/balance";
-import { applyBalanceChange } from "../credits/ledger";
+import { balanceQuery, requireCredits } from "../credits/balance";
+import { balanceChangeStatements, balanceTooLow } from "../credits/ledger";
 import type { Db } from "../db/client";
 import { ApiError } from "../errors/api-error";
 import { PROBLEM_JSON, type ProblemContext, problemBody } from "../errors/problem";
 import { signFileUrl } from "../files/signing";
 import { deleteFiles, storeFile } from "../files/store";
 import type { Timing } from "../http/timing";
-import { claimKey, completeKey, releaseKey, type StoredResponse } from "../idempotency/store";
+import {
+  claimStatement,
+  completeKey,
+  completeStatement,
+  releaseKey,
+  type StoredResponse,
+  settleClaim,
+} from "../idempotency/store";
 import { withBudget } from "./budget";
 import { engineFor } from "./engine";
 import type { Operation } from "./types";
@@ -43,6 +51,11 @@ export type SyncServices = {
  * One synchronous operation (decisions.md §7–§9): claim the Idempotency-Key (or replay / 409 / 422), 402 before
  * any work, run within SYNC_TIMEOUT_SECONDS (504 and the engine job killed past it), store the file, charge
  * once, remember the response. Nothing is charged unless the client gets its result.
+ *
+ * Storage round trips are few, because under load each one waits for the isolate's thread
+ * (docs/performance.md): the claim and the balance are read in one batch, the account's slot is released while
+ * the result is stored and charged, and the charge and the remembered response are one batch, so they also
+ * happen together or not at all.
  */
 export async function executeSync(
   req: SyncRequest,
@@ -50,35 +63,45 @@ export async function executeSync(
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const { db, config, timing } = svc;
   const key = { accountId: req.accountId, key: req.idempotencyKey, requestId: req.requestId };
-  const claim = await claimKey(db, {
+  const claimId = {
     ...key,
     fingerprint: req.fingerprint,
     now: Date.now(),
     leaseMs: config.syncTimeoutMs * 2 + 30_000,
-  });
+  };
+  const [claimed, balance] = await db.batch([claimStatement(db, claimId), balanceQuery(db, req.accountId)]);
+  const claim = await settleClaim(db, claimId, claimed);
   if (claim.kind === "replay") return { response: claim.response, replayed: true };
 
+  let slotReleased: Promise<void> = Promise.resolve();
   try {
-    await requireCredits(db, req.accountId, req.operation.cost);
+    requireCredits(balance[0], req.operation.cost);
     const engine = engineFor(svc.env, config);
     const body = await withBudget(config.syncTimeoutMs, async (signal) => {
       signal.addEventListener("abort", () => svc.waitUntil(engine.abort(req.requestId).catch(() => {})));
       // The account's share of the engine (src/capacity): over it, 503 + Retry-After before any work.
-      const produced = await withAccountSlot(svc, req.accountId, req.requestId, () =>
-        req.operation.run(
-          {
-            env: svc.env,
-            config,
-            engine,
-            jobId: req.requestId,
-            signal,
-            timing,
-            maxSourceBytes: SYNC_MAX_SOURCE_BYTES,
-            timeoutMs: config.syncTimeoutMs,
-          },
-          req.sourceUrl,
-          req.params,
-        ),
+      const produced = await withAccountSlot(
+        svc,
+        req.accountId,
+        req.requestId,
+        () =>
+          req.operation.run(
+            {
+              env: svc.env,
+              config,
+              engine,
+              jobId: req.requestId,
+              signal,
+              timing,
+              maxSourceBytes: SYNC_MAX_SOURCE_BYTES,
+              timeoutMs: config.syncTimeoutMs,
+            },
+            req.sourceUrl,
+            req.params,
+          ),
+        (released) => {
+          slotReleased = released;
+        },
       );
       const base = { id: req.requestId, type: req.operation.type };
       if (produced.kind === "data") return { result: { ...base, ...produced.data }, file: undefined };
@@ -101,26 +124,29 @@ export async function executeSync(
       return { result, file };
     });
 
-    try {
-      await applyBalanceChange(db, {
-        accountId: req.accountId,
-        kind: "charge",
-        amount: -req.operation.cost,
-        requestId: req.requestId,
-        reason: req.operation.type,
-        now: Date.now(),
-      });
-    } catch (error) {
-      // The balance was spent by a concurrent request meanwhile: no result without payment.
-      if (body.file) await deleteFiles(db, svc.env.FILES, [body.file], Date.now());
-      throw error;
-    }
     const response = {
       status: 200,
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body.result),
     };
-    await completeKey(db, key, response);
+    const charge = {
+      accountId: req.accountId,
+      kind: "charge" as const,
+      amount: -req.operation.cost,
+      requestId: req.requestId,
+      reason: req.operation.type,
+      now: Date.now(),
+    };
+    const [update] = await db.batch([
+      ...balanceChangeStatements(db, charge),
+      // Remembered only when charged: changes() is the ledger row's insert, 1 exactly when the charge applied.
+      completeStatement(db, key, response, sql`changes() = 1`),
+    ]);
+    if (update.meta.changes !== 1) {
+      // The balance was spent by a concurrent request meanwhile: no result without payment.
+      if (body.file) await deleteFiles(db, svc.env.FILES, [body.file], Date.now());
+      throw balanceTooLow(charge);
+    }
     return { response, replayed: false };
   } catch (error) {
     if (error instanceof ApiError && STORED_FAILURES.has(error.code)) {
@@ -134,5 +160,7 @@ export async function executeSync(
       await releaseKey(db, key);
     }
     throw error;
+  } finally {
+    await slotReleased;
   }
 }

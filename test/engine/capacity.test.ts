@@ -5,7 +5,7 @@ import { slotsFor } from "../../src/capacity/slots";
 import { createEngine, readEngineError } from "../../src/engine";
 import { engineFailure } from "../../src/operations/engine-runner";
 import { newAccount, problem } from "../helpers/api";
-import { fixture, media, operateWith } from "../helpers/media";
+import { fixture, media, operate, operateWith } from "../helpers/media";
 
 const secret = () => inject("engineSecret");
 
@@ -130,6 +130,21 @@ describe("each account's share of the engine", () => {
     const after = await operateWith(one, "/v1/video/probe", key, { source_url: media("av.mp4") });
     expect(after.status).toBe(200);
     expect(await slots.held()).toEqual([]);
+  });
+
+  it("the slot is free when the answer arrives: back-to-back calls on a share of one all succeed", async () => {
+    const { key, accountId } = await newAccount({ credits: 20 });
+    const one = { ENGINE_ACCOUNT_MAX_SLOTS: "1" };
+    const slots = slotsFor(env, accountId);
+    // A data result (probe) and a stored file (extract-audio): the release overlaps the storing and charging.
+    for (const path of ["/v1/video/probe", "/v1/video/extract-audio", "/v1/video/probe"]) {
+      const response = await operate(path, key, { source_url: media("av.mp4") });
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(await slots.held()).toEqual([]);
+      const next = await operateWith(one, path, key, { source_url: media("av.mp4") });
+      expect(next.status, await next.clone().text()).toBe(200);
+      expect(await slots.held()).toEqual([]);
+    }
   });
 
   it("a lease lapses: a holder that died without releasing cannot leak a slot", async () => {

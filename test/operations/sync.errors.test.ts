@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { env } from "cloudflare:test";
+import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { creditLedger } from "../../src/db/schema";
+import { creditLedger, files, idempotencyRecords } from "../../src/db/schema";
 import { call, db, newAccount, newKey, problem } from "../helpers/api";
 import { fixture, idemKey, media, operate, operateWith } from "../helpers/media";
 
@@ -324,5 +325,18 @@ describe("never a negative balance", () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(3);
     const account = await db().query.accounts.findFirst({ where: (a, { eq: e }) => e(a.id, accountId) });
     expect(account?.credits).toBe(0);
+    // The charge and the remembered response are one batch: the losers kept neither a response nor a file.
+    expect((await charges(accountId)).map((row) => row.kind)).toEqual(["charge"]);
+    const records = await db()
+      .select()
+      .from(idempotencyRecords)
+      .where(eq(idempotencyRecords.accountId, accountId));
+    expect(records.map((row) => [row.state, row.responseStatus])).toEqual([["completed", 200]]);
+    const kept = await db()
+      .select()
+      .from(files)
+      .where(and(eq(files.accountId, accountId), isNull(files.deletedAt)));
+    expect(kept).toHaveLength(1);
+    expect(await env.FILES.head(kept[0]!.r2Key)).not.toBeNull();
   });
 });
