@@ -20,7 +20,7 @@ import { defineOperation, type RunContext } from "./types";
 /**
  * Images up to this many pixels are watermarked inside the Worker (measured peak ≈ 62 MB at 1920×1080, see
  * docs/performance.md); one at a time per isolate, so concurrent requests cannot add up past the Worker's
- * 128 MB. Larger images, up to the 16.8 MP limit, would not fit with the WASM codecs: the media engine
+ * 128 MB, a synchronous call's ahead of waiting tasks'. Larger images, up to the 16.8 MP limit, would not fit with the WASM codecs: the media engine
  * watermarks those (its job image.watermark takes exactly these params and fetches the source and the logo
  * itself).
  */
@@ -137,7 +137,9 @@ export const imageWatermark = defineOperation({
     let result: Awaited<ReturnType<typeof watermarkImage>>;
     try {
       result = await ctx.timing.measure("process", () =>
-        inWorker.run(() => watermarkImage(base, params, logo, fontsOf(ctx.env))).catch(imageError),
+        inWorker
+          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env)), ctx.priority)
+          .catch(imageError),
       );
     } catch (error) {
       // A valid image the Worker's codecs cannot afford (a large CMYK JPEG): the engine's job after all.

@@ -95,6 +95,7 @@ export async function executeSync(
               timing,
               maxSourceBytes: SYNC_MAX_SOURCE_BYTES,
               timeoutMs: config.syncTimeoutMs,
+              priority: "normal",
             },
             req.sourceUrl,
             req.params,

@@ -18,6 +18,8 @@ export type RunContext = {
   maxSourceBytes: number;
   /** The engine's own time limit for the job. */
   timeoutMs: number;
+  /** "low" for tasks: their work in the Worker waits behind synchronous calls' (src/util/semaphore.ts). */
+  priority: "normal" | "low";
 };
 
 /** A produced file, streamed: the exact size is known before storing (R2 needs it for a stream). */

@@ -53,6 +53,7 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunO
           timing: new Timing(),
           maxSourceBytes: TASK_MAX_SOURCE_BYTES,
           timeoutMs: svc.config.taskBudgetMs,
+          priority: "low",
         },
         task.sourceUrl,
         operation.params.parse(JSON.parse(task.params)),
