@@ -13,10 +13,10 @@ const STALE_MS = 5_000;
  * synchronous call), like the engine's priorities.
  *
  * Waiters are not woken by the holder that leaves: each waits on its own timer and takes a free slot when it
- * is first in line. In workerd a promise created by one request and resolved from another's context is not
- * continued ("Cannot perform I/O on behalf of a different request", I/O type RefcountedFulfiller): a hand-off
- * between requests left the waiter hanging (test/util/semaphore.test.ts, the overlapping requests). Waking
- * oneself keeps every continuation in its own request.
+ * is first in line. workerd may not continue a promise created by one request and resolved from another's
+ * context ("Cannot perform I/O on behalf of a different request", I/O type RefcountedFulfiller): in the test
+ * runtime a hand-off between requests left the waiter hanging (test/util/semaphore.test.ts, the overlapping
+ * requests). Waking oneself keeps every continuation in its own request.
  */
 export class Semaphore {
   private free: number;
