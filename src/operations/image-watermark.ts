@@ -19,10 +19,10 @@ import { defineOperation, type RunContext } from "./types";
 
 /**
  * Images up to this many pixels are watermarked inside the Worker (measured peak ≈ 62 MB at 1920×1080, see
- * docs/performance.md); one at a time per isolate, so concurrent requests cannot add up past the Worker's
- * 128 MB, a synchronous call's ahead of waiting tasks'. Larger images, up to the 16.8 MP limit, would not fit with the WASM codecs: the media engine
- * watermarks those (its job image.watermark takes exactly these params and fetches the source and the logo
- * itself).
+ * docs/performance.md); one at a time per isolate, a synchronous call's ahead of waiting tasks', so concurrent
+ * requests cannot add up past the Worker's 128 MB. Larger images, up to the 16.8 MP limit, would not fit with
+ * the WASM codecs: the media engine watermarks those (its job image.watermark takes exactly these params and
+ * fetches the source and the logo itself).
  */
 export const IN_WORKER_MAX_PIXELS = 2_200_000;
 const inWorker = new Semaphore(1);

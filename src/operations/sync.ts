@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { withAccountSlot } from "../capacity/slots";
 import type { Config } from "../config/config";
 import { balanceQuery, requireCredits } from "../credits/balance";
-import { balanceChangeStatements, balanceTooLow } from "../credits/ledger";
+import { type BalanceChange, balanceChangeStatements, balanceTooLow } from "../credits/ledger";
 import type { Db } from "../db/client";
 import { ApiError } from "../errors/api-error";
 import { PROBLEM_JSON, type ProblemContext, problemBody } from "../errors/problem";
@@ -130,9 +130,9 @@ export async function executeSync(
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body.result),
     };
-    const charge = {
+    const charge: BalanceChange = {
       accountId: req.accountId,
-      kind: "charge" as const,
+      kind: "charge",
       amount: -req.operation.cost,
       requestId: req.requestId,
       reason: req.operation.type,
