@@ -11,6 +11,7 @@
  * for capacity, no well-behaved synchronous call failed, load p99 of the probes within 2× the idle p99.
  * The engine's environment passes through (ENGINE_LIGHT_SLOTS=0 ENGINE_TASK_NICE=0 npm run bench:load runs
  * without the probe lane and the task priority, for an A/B in the same conditions); the summary prints it.
+ * BENCH_CORES=split runs the Worker and the engine on cores of their own, as production does (splitCores).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -33,9 +34,14 @@ const TASKS_PER_SECOND = 5;
 const SYNC_PACE_MS = 2500;
 const TASK_ACCOUNTS = 10;
 const SYNC_ACCOUNTS = 10;
-/** The hostile account's concurrent slow-source calls and 16.8 MP watermarks. */
-const HOSTILE_SLOW = 6;
-const HOSTILE_LARGE = 2;
+/**
+ * The hostile account's concurrent slow-source calls and 16.8 MP watermarks, and its drip-source tasks.
+ * BENCH_HOSTILE=0 leaves the hostile account out, to measure what it costs the others.
+ */
+const HOSTILE = process.env.BENCH_HOSTILE !== "0";
+const HOSTILE_SLOW = HOSTILE ? 6 : 0;
+const HOSTILE_LARGE = HOSTILE ? 2 : 0;
+const HOSTILE_TASKS = HOSTILE ? 6 : 0;
 /**
  * The service's throwaway local state (D1 and Durable Object SQLite, R2) goes on tmpfs when the machine has
  * one (BENCH_STATE_ON_DISK=1: the temp dir as before). On one disk with the engine's downloads, every SQLite
@@ -45,6 +51,13 @@ const HOSTILE_LARGE = 2;
  */
 const STATE_PARENT =
   process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
+/**
+ * BENCH_CORES=split: the Worker's processes on one core, the engine's and the bench's on the others (see
+ * splitCores); "shared" (the default): wherever the scheduler puts them.
+ */
+const CORES = process.env.BENCH_CORES ?? "shared";
+if (CORES !== "shared" && CORES !== "split")
+  throw new Error(`BENCH_CORES must be shared or split, not ${CORES}`);
 /** BENCH_PROFILE=1: CPU-profile the Worker's isolate during each phase (how busy it was, and with what). */
 const PROFILE = process.env.BENCH_PROFILE === "1";
 
@@ -73,26 +86,36 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
+/** The processes below `root` (the `npm run dev` process), with their command lines. */
+function processesBelow(root: number): { pid: number; cmd: string }[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {}
+  }
+  const below = (pid: number) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) return true;
+    return false;
+  };
+  const found: { pid: number; cmd: string }[] = [];
+  for (const pid of parent.keys()) {
+    if (!below(pid)) continue;
+    try {
+      found.push({ pid, cmd: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ") });
+    } catch {}
+  }
+  return found;
+}
+
 /** Peak RSS (MiB) of the service's workerd and engine processes: every process below `root`, sampled. */
 function rssSampler(root: number) {
   const peak = { workerd: 0, engine: 0 };
   const sample = () => {
-    const parent = new Map<number, number>();
-    for (const name of readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
+    for (const { pid, cmd } of processesBelow(root)) {
       try {
-        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-        parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {}
-    }
-    const below = (pid: number) => {
-      for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) return true;
-      return false;
-    };
-    for (const pid of parent.keys()) {
-      if (!below(pid)) continue;
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
         const rss =
           Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
         if (cmd.includes("workerd")) peak.workerd = Math.max(peak.workerd, rss);
@@ -102,6 +125,27 @@ function rssSampler(root: number) {
   };
   const timer = setInterval(sample, 500);
   return { peak, stop: () => clearInterval(timer) };
+}
+
+/**
+ * BENCH_CORES=split: `wrangler dev` and every process below it (the Worker's workerd, its proxy, esbuild) on
+ * CPU 0; the rest of `npm run dev` (the engine, the ffmpeg and ffprobe it starts later, which inherit its
+ * affinity) and the bench itself on the other CPUs. In production the Worker runs on Cloudflare's machines and
+ * the engine in a container of its own; sharing two cores, each queues behind the other's CPU.
+ */
+function splitCores(root: number) {
+  const cpus = os.availableParallelism();
+  if (cpus < 2) throw new Error("BENCH_CORES=split needs at least 2 CPUs");
+  const rest = cpus === 2 ? "1" : `1-${cpus - 1}`;
+  const pin = (pid: number, list: string) =>
+    execFileSync("taskset", ["-a", "-p", "-c", list, String(pid)], { stdio: "ignore" });
+  const all = processesBelow(root);
+  const wranglers = all.filter((p) => p.cmd.includes("node_modules/.bin/wrangler")).map((p) => p.pid);
+  if (wranglers.length === 0) throw new Error("BENCH_CORES=split: no wrangler process found");
+  const worker = new Set(wranglers.flatMap((pid) => [pid, ...processesBelow(pid).map((p) => p.pid)]));
+  for (const { pid } of all) pin(pid, worker.has(pid) ? "0" : rest);
+  pin(process.pid, rest);
+  return `split (wrangler dev's ${worker.size} processes on CPU 0; the engine, its processes and the bench on CPU ${rest})`;
 }
 
 /** A source that answers at once and then sends one byte every 5 s (the attack of issue 13). */
@@ -255,6 +299,7 @@ async function main() {
     return result;
   };
   const rss = rssSampler(service.pid);
+  const cores = CORES === "split" ? splitCores(service.pid) : "shared (no affinity set)";
   try {
     const taskKeys = await Promise.all(
       Array.from({ length: TASK_ACCOUNTS }, (_, i) => newAccountKey(service, `tasks-${i}`)),
@@ -353,7 +398,7 @@ async function main() {
     }
     const hostileTasks = async () => {
       // The attack of issue 13 as tasks too: six tasks on the dripping source.
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < HOSTILE_TASKS; i++) {
         await fetch(`${service.base}/v1/tasks`, {
           method: "POST",
           headers: { Authorization: `Bearer ${hostileKey}`, "Content-Type": "application/json" },
@@ -407,7 +452,7 @@ async function main() {
     console.log("");
     console.log(
       `conditions: ${LOAD_SECONDS} s load after ${IDLE_SECONDS} s idle; ${TASKS_PER_SECOND} tasks/s from ${TASK_ACCOUNTS} accounts; ` +
-        `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, 6 drip-source tasks`,
+        `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, ${HOSTILE_TASKS} drip-source tasks`,
     );
     const engineEnv = [
       "ENGINE_QUEUE",
@@ -426,6 +471,7 @@ async function main() {
     console.log(
       `engine: ${engineEnv}, ffmpeg ${ffmpeg}; service state in ${STATE_PARENT}; load average before the run ${loadBefore}`,
     );
+    console.log(`cores: ${cores}`);
     console.log(
       `tasks: ${tally.known} created (${tally.recorded} 201s recorded, ${tally.unrecorded} more listed; ` +
         `${taskRun.requests.sent} sent, create failures ${JSON.stringify(createFailures)}), ` +

@@ -3,6 +3,7 @@
  * how much of a phase the isolate was busy, and with what. In `npm run dev` one isolate runs every request,
  * the queue consumer and the Durable Objects; a busy isolate is a queue for every request.
  */
+import { writeFileSync } from "node:fs";
 
 type ProfileNode = {
   id: number;
@@ -77,6 +78,9 @@ export async function profileIsolate(port: number, samplingIntervalUs = 1000) {
         send("Profiler.stop");
       }).finally(() => clearTimeout(timer));
       ws.close();
+      // BENCH_PROFILE_DUMP=/tmp/iso: also keep the raw profile (for self times, DevTools), /tmp/iso-<ms>.cpuprofile.
+      if (process.env.BENCH_PROFILE_DUMP)
+        writeFileSync(`${process.env.BENCH_PROFILE_DUMP}-${Date.now()}.cpuprofile`, JSON.stringify(profile));
       return summarizeProfile(profile);
     },
   };
