@@ -17,6 +17,7 @@ import {
   type EngineResolveRequest,
   type EngineResult,
   type MediaEngine,
+  type Priority,
 } from "./types.ts";
 
 /** One engine instance: a local process (ENGINE_URL) or a Container instance by name. */
@@ -38,7 +39,7 @@ export interface HttpMediaEngineOptions {
    * "low" (header X-Engine-Priority: low): jobs may wait only in the first half of an engine's queue, else are
    * refused (503). Tasks use it: they wait in their runner instead, leaving room for synchronous calls.
    */
-  priority?: "low" | "normal";
+  priority?: Priority;
 }
 
 /** An engine reached by plain `fetch` at `url` (development, tests). */
@@ -74,7 +75,7 @@ export class HttpMediaEngine implements MediaEngine {
   private readonly targets: readonly EngineTarget[];
   private readonly secret: string;
   private readonly loads: LoadBoard;
-  private readonly priority: "low" | "normal";
+  private readonly priority: Priority;
   /** Job id → the instance it was sent to (set when sent, so progress finds it while it runs). */
   private readonly placed = new Map<string, EngineTarget>();
 

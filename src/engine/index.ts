@@ -6,7 +6,7 @@ import { getContainer } from "@cloudflare/containers";
 import { engineUrls } from "../config/config";
 import type { MediaEngineContainer } from "./container.ts";
 import { type EngineTarget, HttpMediaEngine, urlTarget } from "./http-engine.ts";
-import type { MediaEngine } from "./types.ts";
+import type { MediaEngine, Priority } from "./types.ts";
 
 export { MediaEngineContainer } from "./container.ts";
 export {
@@ -31,7 +31,7 @@ export interface EngineConfig {
   /** Container instances to spread jobs over, "engine-0"… (default 3, wrangler.toml's max_instances). */
   instances?: number;
   /** "low" for tasks: see HttpMediaEngineOptions.priority. */
-  priority?: "low" | "normal";
+  priority?: Priority;
 }
 
 export function createEngine(config: EngineConfig): MediaEngine {

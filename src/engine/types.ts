@@ -21,6 +21,9 @@ export const ENGINE_JOB_TYPES = [
 ] as const;
 export type EngineJobType = (typeof ENGINE_JOB_TYPES)[number];
 
+/** A job's priority: "low" for tasks, which wait behind synchronous calls (X-Engine-Priority on the wire). */
+export type Priority = "low" | "normal";
+
 /** Public error codes the engine answers with; each maps 1:1 onto interface.md's error table. */
 export const ENGINE_ERROR_STATUS = {
   VALIDATION_INVALID_ARGUMENT: 400,

@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { Config } from "../config/config";
-import type { MediaEngine } from "../engine";
+import type { MediaEngine, Priority } from "../engine";
 import type { Timing } from "../http/timing";
 
 export type OutputKind = "image" | "video" | "audio" | "json";
@@ -19,7 +19,7 @@ export type RunContext = {
   /** The engine's own time limit for the job. */
   timeoutMs: number;
   /** "low" for tasks: their work in the Worker waits behind synchronous calls' (src/util/semaphore.ts). */
-  priority: "normal" | "low";
+  priority: Priority;
 };
 
 /** A produced file, streamed: the exact size is known before storing (R2 needs it for a stream). */
