@@ -26,7 +26,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
-import { inputWhitelist } from "../containers/ffmpeg/src/pipeline/job.ts";
+import {
+  inputProtocolArgs,
+  PROTOCOL_ARG,
+  SOURCE_ARG,
+  withSourcePlaceholders,
+} from "../containers/ffmpeg/src/pipeline/job.ts";
 
 const exec = promisify(execFile);
 const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
@@ -150,14 +155,13 @@ const commands: Command[] = [];
  * bench/.media/replay instead of the engine's job directory.
  */
 function replayable(cmd: Command, input: string): Command {
-  const args = [...cmd.args];
-  const i = args.indexOf("-i");
+  const i = cmd.args.indexOf("-i");
+  // The engine's source (relay URL or file) and its protocol options become those of `input`.
+  const template = i >= 0 ? withSourcePlaceholders(cmd.args, [cmd.args[i + 1]!]) : cmd.args;
+  const args = template.flatMap((a) =>
+    a === PROTOCOL_ARG ? inputProtocolArgs(input) : a === SOURCE_ARG ? [input] : [a],
+  );
   const jobDir = path.dirname(args[args.length - 1] ?? "");
-  const whitelist = inputWhitelist(input);
-  for (let k = 0; k < args.length; k++) {
-    if (args[k] === "-protocol_whitelist" && k < i) args[k + 1] = whitelist;
-  }
-  if (i >= 0) args[i + 1] = input;
   const isFfmpeg = path.basename(cmd.bin).startsWith("ffmpeg");
   return {
     bin: cmd.bin,

@@ -291,6 +291,8 @@ describe("sources that cannot be fetched → 502 naming the cause", () => {
       "SOURCE_UNREACHABLE",
     );
     expect(err.message).toMatch(/^the (connection to the source was reset|source closed the connection)/);
+    // ffmpeg asks the relay again (-reconnect), is refused and stops. With ffmpeg's default
+    // reconnect_delay_max it would retry for 120 s (relay.ts), past this test's timeout.
   });
 
   test("a watermark logo that cannot be fetched", async () => {

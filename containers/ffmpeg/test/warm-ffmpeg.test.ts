@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { liveProcesses, traceCommands } from "../src/pipeline/ffmpeg.ts";
+import { inputProtocolArgs } from "../src/pipeline/job.ts";
 import {
   abortOnFirstCommand,
   ffmpegChildren,
@@ -90,10 +91,11 @@ async function run(engine: TestEngine, type: string, source: string, params: Rec
 const RELAY_URL = /^http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]{48}$/;
 const WARM_OUTPUT = /\/warm-[^/]+\/\w+\.\w+$/;
 const inputOf = (args: readonly string[]) => args[args.indexOf("-i") + 1];
-/** A command line without its source, the source's protocol whitelist and its output path. */
+/** A command line without its source, the source's protocol options and its output path. */
 const shape = (args: readonly string[]) => {
   const i = args.indexOf("-i");
-  return JSON.stringify(args.map((a, k) => (k === i + 1 || k === i - 1 || k === args.length - 1 ? "" : a)));
+  const protocol = inputProtocolArgs(args[i + 1]!).length;
+  return JSON.stringify([...args.slice(0, i - protocol), ...args.slice(i + 2, -1)]);
 };
 
 /** Runs a job twice: a shape is kept warm once it has come a second time. */
@@ -269,7 +271,7 @@ describe("warm ffmpeg commands", () => {
 describe("command shapes", () => {
   const dir = "/tmp/p6-engine/engine-1-a/job-x";
   const shapeOf = (args: string[], refs: string[]) => warm.engine.warmCommands.shapeOf(args, refs, dir);
-  const input = (ref: string) => ["-f", "mov", "-protocol_whitelist", "http,tcp", "-i", ref];
+  const input = (ref: string) => ["-f", "mov", ...inputProtocolArgs(ref), "-i", ref];
 
   test("the source and the output are what may differ", () => {
     const a = shapeOf([...input("file:/x/source"), "-c", "copy", `${dir}/output.mp4`], ["file:/x/source"]);

@@ -164,27 +164,42 @@ export function mediaInputArgs(demuxer: string, ref: string, before: readonly st
     // Video decoders refuse frames beyond the cap, even when the resolution grows after the probe looked
     // (`:V`: not cover art, which an audio file may carry at any size).
     ...["-max_pixels:V", String(LIMITS.maxVideoPixels), "-f", demuxer, ...before],
-    ...["-protocol_whitelist", inputWhitelist(ref), "-i", ref],
+    ...inputProtocolArgs(ref),
+    ...["-i", ref],
   ];
 }
 
-/** The only protocols ffmpeg may use to read `ref`: the file, or HTTP to the relay. */
-export const inputWhitelist = (ref: string): string => (ref.startsWith("file:") ? "file" : "http,tcp");
+/**
+ * How ffmpeg may read `ref`: only the file, or HTTP to the relay. The relay answers a read in bounded parts
+ * (relay.ts), so that it sends no more than the reader takes: `-reconnect` asks for the next part at the
+ * end of each, and `-reconnect_delay_max 0` gives up at once when the relay refuses (a failed download)
+ * instead of retrying for minutes.
+ */
+export const inputProtocolArgs = (ref: string): string[] =>
+  ref.startsWith("file:")
+    ? ["-protocol_whitelist", "file"]
+    : ["-reconnect", "1", "-reconnect_delay_max", "0", "-protocol_whitelist", "http,tcp"];
 
-/** Placeholders of a command's source and of the whitelist before it (NUL cannot occur in an argument). */
+/** Placeholders of a command's source and of its protocol options (NUL cannot occur in an argument). */
 export const SOURCE_ARG = "\u0000source";
-export const WHITELIST_ARG = "\u0000whitelist";
+export const PROTOCOL_ARG = "\u0000protocol";
 
 /**
- * `args` with the job's source (any of `refs`: its relay URL or its file) and the protocol whitelist that
- * mediaInputArgs puts before it replaced by placeholders: the same command whichever way it reads the source.
+ * `args` with the job's source (any of `refs`: its relay URL or its file) replaced by a placeholder, and
+ * the protocol options that mediaInputArgs puts before its `-i` by one other: the same command whichever
+ * way it reads the source. Fill PROTOCOL_ARG with `inputProtocolArgs` of the new source.
  */
 export function withSourcePlaceholders(args: readonly string[], refs: readonly string[]): string[] {
-  const out = args.map((a) => (refs.includes(a) ? SOURCE_ARG : a));
-  for (let i = 3; i < out.length; i++) {
-    if (out[i] === SOURCE_ARG && out[i - 1] === "-i" && out[i - 3] === "-protocol_whitelist") {
-      out[i - 2] = WHITELIST_ARG;
-    }
+  const out: string[] = [];
+  for (const a of args) {
+    if (refs.includes(a)) {
+      const group = inputProtocolArgs(a);
+      const start = out.length - 1 - group.length;
+      if (out.at(-1) === "-i" && start >= 0 && group.every((g, k) => out[start + k] === g)) {
+        out.splice(start, group.length, PROTOCOL_ARG);
+      }
+      out.push(SOURCE_ARG);
+    } else out.push(a);
   }
   return out;
 }

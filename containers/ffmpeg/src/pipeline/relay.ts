@@ -12,6 +12,17 @@ import { pipeline } from "node:stream/promises";
 import { EngineError } from "../protocol.ts";
 import type { SourceDownload } from "./source.ts";
 
+/**
+ * A read from an offset of the download gets this much at first, and each read that continues one where it
+ * ended twice the part before, up to MAX_PART: loopback TCP buffers several MB, so a response as long as
+ * the file would take bytes from the download far faster than ffmpeg reads them, and the download, which
+ * follows what was sent (source.ts), would fetch most of the file for a probe that reads 64 KB of it.
+ */
+const FIRST_PART = 256 * 1024;
+const MAX_PART = 4 * 1024 * 1024;
+/** Continuations remembered per source (a job has a few readers at a time). */
+const MAX_CONTINUATIONS = 16;
+
 function parseRange(
   header: string | undefined,
   total: number,
@@ -41,6 +52,8 @@ export class Relay {
   private readonly sources = new Map<string, SourceDownload>();
   /** Reserved URLs whose source is not known yet: requests wait for `bind` (or `release`). */
   private readonly pending = new Map<string, Promise<SourceDownload | undefined>>();
+  /** Per source: where a part sent ended (the next byte) → that part's size. */
+  private readonly parts = new WeakMap<SourceDownload, Map<number, number>>();
   private base = "";
 
   constructor() {
@@ -103,10 +116,18 @@ export class Relay {
       res.writeHead(404).end();
       return;
     }
+    // Once the source has failed under a reader, ffmpeg's next request (-reconnect) is refused: it ends on
+    // the short read, and the job with the source's error. (Bytes already on disk are still served after the
+    // download itself failed; a read beyond them fails below and counts as cut short.)
+    if (source.readerCutShort !== null) {
+      res.writeHead(502).end();
+      return;
+    }
     let total: number;
     try {
       total = await source.totalBytes();
     } catch {
+      source.readerCutShort ??= source.error;
       res.writeHead(502).end();
       return;
     }
@@ -116,7 +137,11 @@ export class Relay {
       return;
     }
     const start = range?.start ?? 0;
-    const end = range?.end ?? total - 1;
+    const wanted = range?.end ?? total - 1;
+    // A read far beyond the download is fetched again with a ranged request when the source allows it.
+    const fromOrigin = source.written <= wanted && source.wantsRange(start, wanted);
+    // A ranged read of the download gets a bounded part; ffmpeg (-reconnect) asks for the next at its end.
+    const end = range === null || fromOrigin ? wanted : this.partEnd(source, start, wanted);
     const headers: http.OutgoingHttpHeaders = {
       "accept-ranges": "bytes",
       "content-type": "application/octet-stream",
@@ -128,13 +153,12 @@ export class Relay {
       res.end();
       return;
     }
-    // Bytes already on disk go out as a plain file stream (large chunks, least CPU); a range far beyond
-    // the download is fetched again with a ranged request when the source allows it; any other range is
+    // Bytes already on disk go out as a plain file stream (large chunks, least CPU); any other range is
     // streamed as it arrives. A failed download (or ranged request) or a reader that went away ends the
-    // response early. ffmpeg takes a short read for the end of the file, so a source failure under a
-    // reader is recorded on the source and fails the job (speculate.ts runMediaJob).
-    const ranged =
-      source.written <= end && source.wantsRange(start, end) ? await source.openRange(start, end) : null;
+    // response early and is recorded on the source; ffmpeg asks once more (-reconnect), is refused (above) and
+    // takes the short read for the end of the file, and the job fails with the source's error (speculate.ts
+    // runMediaJob).
+    const ranged = fromOrigin ? await source.openRange(start, end) : null;
     const body =
       source.written > end
         ? createReadStream(source.path, { start, end, highWaterMark: 1024 * 1024 })
@@ -152,5 +176,18 @@ export class Relay {
       const failure = err instanceof EngineError ? err : ranged !== null ? source.rangeError : null;
       if (failure !== null) source.readerCutShort ??= failure;
     });
+  }
+
+  /** The last byte of the part a read of `source` from `start` gets (at most `wanted`). */
+  private partEnd(source: SourceDownload, start: number, wanted: number): number {
+    const parts = this.parts.get(source) ?? new Map<number, number>();
+    this.parts.set(source, parts);
+    const before = parts.get(start);
+    parts.delete(start);
+    const size = before === undefined ? FIRST_PART : Math.min(MAX_PART, 2 * before);
+    const end = Math.min(wanted, start + size - 1);
+    if (parts.size >= MAX_CONTINUATIONS) parts.delete(parts.keys().next().value as number);
+    parts.set(end + 1, size);
+    return end;
   }
 }

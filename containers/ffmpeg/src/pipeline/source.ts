@@ -8,7 +8,8 @@
  * The download runs at most LIMITS.downloadAheadBytes ahead of what readers have asked for, so a cover of
  * a 4 GiB file does not fetch 4 GiB, and a long encode is not slowed by a download it does not need yet. The
  * lead starts at LIMITS.downloadLeadBytes and grows with what readers have read, so a probe fetches little
- * more than the head it reads.
+ * more than the head it reads. What they have read is what the relay has sent them: it answers in bounded
+ * parts (relay.ts), since loopback TCP would take megabytes more than ffmpeg reads.
  * While it waits on purpose the read timeout is off; it comes back as soon as bytes are wanted again.
  *
  * A reader that jumps far beyond the download (ffmpeg seeking to the middle of a file whose index is at

@@ -23,12 +23,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { type FfmpegRun, startWarmFfmpeg, type WarmFfmpeg } from "./ffmpeg.ts";
-import { inputWhitelist, SOURCE_ARG, WHITELIST_ARG, withSourcePlaceholders } from "./job.ts";
+import { inputProtocolArgs, PROTOCOL_ARG, SOURCE_ARG, withSourcePlaceholders } from "./job.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
 import { type Warm, WarmPool } from "./warm-pool.ts";
 
-/** Placeholder of a command's output file (with job.ts SOURCE_ARG and WHITELIST_ARG). */
+/** Placeholder of a command's output file (with job.ts SOURCE_ARG and PROTOCOL_ARG). */
 const OUTPUT = "\u0000output";
 /** Shapes remembered to tell one that comes again. */
 const RECENT_SHAPES = 64;
@@ -143,11 +143,11 @@ export class WarmCommands {
     const slot = this.relay.reserve();
     const stop = new AbortController();
     const fill = new Map([
-      [SOURCE_ARG, slot.url],
-      [WHITELIST_ARG, inputWhitelist(slot.url)],
-      [OUTPUT, path.join(dir, shape.outputName)],
+      [SOURCE_ARG, [slot.url]],
+      [PROTOCOL_ARG, inputProtocolArgs(slot.url)],
+      [OUTPUT, [path.join(dir, shape.outputName)]],
     ]);
-    const args = shape.template.map((a) => fill.get(a) ?? a);
+    const args = shape.template.flatMap((a) => fill.get(a) ?? [a]);
     const ffmpeg = startWarmFfmpeg(this.ffmpeg, args, stop.signal);
     if (ffmpeg === null) {
       slot.release();
