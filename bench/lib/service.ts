@@ -66,7 +66,8 @@ export async function startService(
       }),
     stop: () => {
       stopGroup(child);
-      rmSync(stateDir, { recursive: true, force: true });
+      // workerd may still be writing as it exits (ENOTEMPTY): rmSync retries such errors (up to ≈ 5 s).
+      rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
