@@ -149,19 +149,25 @@ interface Command {
 }
 
 const commands: Command[] = [];
+/** The engine's relay URLs (src/pipeline/relay.ts). */
+const RELAY_URL = /^http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]{48}$/;
 
 /**
  * Rewrites a traced engine command to read `input` (the source URL, or file:<path>) and write into
  * bench/.media/replay instead of the engine's job directory.
  */
 function replayable(cmd: Command, input: string): Command {
-  const i = cmd.args.indexOf("-i");
-  // The engine's source (relay URL or file) and its protocol options become those of `input`.
-  const template = i >= 0 ? withSourcePlaceholders(cmd.args, [cmd.args[i + 1]!]) : cmd.args;
-  const args = template.flatMap((a) =>
+  // Every read of the engine's source (its relay URL, or its download once complete: <job dir>/source) reads
+  // `input` instead, with the protocol options `input` needs.
+  const refs = cmd.args.filter(
+    (a, k) =>
+      cmd.args[k - 1] === "-i" &&
+      (RELAY_URL.test(a) || (a.startsWith("file:") && path.basename(a) === "source")),
+  );
+  const args = withSourcePlaceholders(cmd.args, refs).flatMap((a) =>
     a === PROTOCOL_ARG ? inputProtocolArgs(input) : a === SOURCE_ARG ? [input] : [a],
   );
-  const jobDir = path.dirname(args[args.length - 1] ?? "");
+  const jobDir = path.dirname(cmd.args[cmd.args.length - 1] ?? "");
   const isFfmpeg = path.basename(cmd.bin).startsWith("ffmpeg");
   return {
     bin: cmd.bin,
