@@ -84,7 +84,7 @@ describe("the relay", () => {
     expect(source.receivedBytes).toBeLessThan(total);
   });
 
-  test("a ranged read gets a bounded part; one that continues it, twice as much", async () => {
+  test("a ranged read gets a bounded part; one that continues it, twice as much, up to the rest past 4 MiB", async () => {
     const { url } = await relayed(PADDED);
     const part = async (range?: string) => {
       const res = await fetch(url, range === undefined ? {} : { headers: { range } });
@@ -102,6 +102,10 @@ describe("the relay", () => {
       range: `bytes 786432-1835007/${total}`,
       bytes: 1048576,
     });
+    expect(await part("bytes=1835008-")).toMatchObject({ range: `bytes 1835008-3932159/${total}` });
+    expect(await part("bytes=3932160-")).toMatchObject({ range: `bytes 3932160-8126463/${total}` });
+    // Past 4 MiB parts the reader streams the file: the rest in one answer.
+    expect(await part("bytes=8126464-")).toMatchObject({ range: `bytes 8126464-${total - 1}/${total}` });
     // A read from an offset no part ended at starts small again; an explicit end is kept within.
     expect(await part("bytes=5000000-")).toMatchObject({ range: `bytes 5000000-5262143/${total}` });
     expect(await part("bytes=100-199")).toMatchObject({ range: `bytes 100-199/${total}`, bytes: 100 });
