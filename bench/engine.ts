@@ -26,12 +26,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
-import {
-  inputProtocolArgs,
-  PROTOCOL_ARG,
-  SOURCE_ARG,
-  withSourcePlaceholders,
-} from "../containers/ffmpeg/src/pipeline/job.ts";
+import { fillSourcePlaceholders, withSourcePlaceholders } from "../containers/ffmpeg/src/pipeline/job.ts";
 
 const exec = promisify(execFile);
 const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
@@ -164,9 +159,7 @@ function replayable(cmd: Command, input: string): Command {
       cmd.args[k - 1] === "-i" &&
       (RELAY_URL.test(a) || (a.startsWith("file:") && path.basename(a) === "source")),
   );
-  const args = withSourcePlaceholders(cmd.args, refs).flatMap((a) =>
-    a === PROTOCOL_ARG ? inputProtocolArgs(input) : a === SOURCE_ARG ? [input] : [a],
-  );
+  const args = fillSourcePlaceholders(withSourcePlaceholders(cmd.args, refs), input);
   const jobDir = path.dirname(cmd.args[cmd.args.length - 1] ?? "");
   const isFfmpeg = path.basename(cmd.bin).startsWith("ffmpeg");
   return {

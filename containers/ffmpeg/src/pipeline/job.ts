@@ -204,6 +204,17 @@ export function withSourcePlaceholders(args: readonly string[], refs: readonly s
   return out;
 }
 
+/** `template` (from withSourcePlaceholders) reading `ref`: its placeholders, and any of `more`, filled. */
+export function fillSourcePlaceholders(
+  template: readonly string[],
+  ref: string,
+  more: ReadonlyMap<string, string> = new Map(),
+): string[] {
+  return template.flatMap((a) =>
+    a === PROTOCOL_ARG ? inputProtocolArgs(ref) : a === SOURCE_ARG ? [ref] : [more.get(a) ?? a],
+  );
+}
+
 /** The arguments of the input probe of a source read from `ref`, after ffprobe's own leading ones. */
 export function inputProbeArgs(demuxer: string, extra: readonly string[], ref: string): string[] {
   return ["-show_format", "-show_streams", ...extra, ...mediaInputArgs(demuxer, ref)];

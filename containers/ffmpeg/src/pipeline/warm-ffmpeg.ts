@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { type FfmpegRun, startWarmFfmpeg, type WarmFfmpeg } from "./ffmpeg.ts";
-import { inputProtocolArgs, PROTOCOL_ARG, SOURCE_ARG, withSourcePlaceholders } from "./job.ts";
+import { fillSourcePlaceholders, SOURCE_ARG, withSourcePlaceholders } from "./job.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
 import { type Warm, WarmPool } from "./warm-pool.ts";
@@ -142,12 +142,11 @@ export class WarmCommands {
     const dir = mkdtempSync(path.join(this.root, "warm-"));
     const slot = this.relay.reserve();
     const stop = new AbortController();
-    const fill = new Map([
-      [SOURCE_ARG, [slot.url]],
-      [PROTOCOL_ARG, inputProtocolArgs(slot.url)],
-      [OUTPUT, [path.join(dir, shape.outputName)]],
-    ]);
-    const args = shape.template.flatMap((a) => fill.get(a) ?? [a]);
+    const args = fillSourcePlaceholders(
+      shape.template,
+      slot.url,
+      new Map([[OUTPUT, path.join(dir, shape.outputName)]]),
+    );
     const ffmpeg = startWarmFfmpeg(this.ffmpeg, args, stop.signal);
     if (ffmpeg === null) {
       slot.release();
