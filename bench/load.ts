@@ -23,8 +23,14 @@ import autocannon from "autocannon";
 import { engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
 import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
-import { type Service, startService } from "./lib/service.ts";
+import { LOCAL_TRACES, type Service, startService } from "./lib/service.ts";
 import { type TaskState, tallyTasks } from "./lib/tally.ts";
+import {
+  PERF_SERVICE_ENV,
+  profileThreads,
+  removePerfMaps,
+  type ThreadProfile,
+} from "./lib/thread-profile.ts";
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 120);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
@@ -60,6 +66,11 @@ if (CORES !== "shared" && CORES !== "split")
   throw new Error(`BENCH_CORES must be shared or split, not ${CORES}`);
 /** BENCH_PROFILE=1: CPU-profile the Worker's isolate during each phase (how busy it was, and with what). */
 const PROFILE = process.env.BENCH_PROFILE === "1";
+/**
+ * BENCH_PERF=1: `perf` samples of the Worker's workerd thread during the load, by script (bench/lib/thread-profile.ts):
+ * the Worker, miniflare's local D1 and R2, wrangler's trace collector. Needs perf (Debian's linux-perf).
+ */
+const PERF = process.env.BENCH_PERF === "1";
 
 type Sample = {
   route: string;
@@ -274,6 +285,7 @@ function largeImage(file: (name: string) => string) {
 }
 
 async function main() {
+  const started = Date.now();
   const loadBefore = os
     .loadavg()
     .map((l) => l.toFixed(1))
@@ -289,6 +301,7 @@ async function main() {
     enginePort: port + 1,
     inspectorPort: port + 2,
     stateParent: STATE_PARENT,
+    ...(PERF ? { env: PERF_SERVICE_ENV } : {}),
   });
   const profiled: Record<string, IsolateProfileSummary> = {};
   const profileDuring = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
@@ -406,6 +419,13 @@ async function main() {
         });
       }
     };
+    const threads = PERF
+      ? profileThreads(
+          processesBelow(service.pid)
+            .filter((p) => p.cmd.includes("workerd"))
+            .map((p) => p.pid),
+        )
+      : undefined;
     const [loaded, taskRun, hostileSamples] = await profileDuring("load", () =>
       Promise.all([
         paced(syncKeys, until, wellBehaved),
@@ -414,6 +434,7 @@ async function main() {
         hostileTasks(),
       ]),
     );
+    const threadProfile: ThreadProfile | undefined = await threads?.stop();
 
     const loadLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
     lag.disable();
@@ -469,7 +490,7 @@ async function main() {
         ? "the image's build (.tools/ffmpeg)"
         : "PATH's";
     console.log(
-      `engine: ${engineEnv}, ffmpeg ${ffmpeg}; service state in ${STATE_PARENT}; load average before the run ${loadBefore}`,
+      `engine: ${engineEnv}, ffmpeg ${ffmpeg}; service state in ${STATE_PARENT}; wrangler's local traces ${LOCAL_TRACES ? "on (BENCH_LOCAL_TRACES=1)" : "off"}; load average before the run ${loadBefore}`,
     );
     console.log(`cores: ${cores}`);
     console.log(
@@ -502,12 +523,19 @@ async function main() {
           `largest: ${summary.top.map((t) => `${t.name} ${(t.share * 100).toFixed(1)}%`).join(", ")}`,
       );
     }
+    if (threadProfile)
+      console.log(
+        `workerd's busiest thread under load (perf, ${threadProfile.seconds.toFixed(0)} s; latencies above are slowed by it): ` +
+          `${(threadProfile.cpuShare * 100).toFixed(0)}% of a core; ` +
+          threadProfile.parts.map((p) => `${p.name} ${(p.share * 100).toFixed(1)}%`).join(", "),
+      );
     console.log(
       `peak RSS: workerd ${rss.peak.workerd.toFixed(0)} MiB, engine ${rss.peak.engine.toFixed(0)} MiB`,
     );
   } finally {
     rss.stop();
     service.stop();
+    if (PERF) removePerfMaps(started);
     media.close();
     drip.close();
   }

@@ -15,8 +15,18 @@ export type Service = {
 };
 
 /**
+ * wrangler dev's local trace collector (X_LOCAL_OBSERVABILITY, on by default in the wrangler 4.164 we use: the local
+ * explorer's logs and traces) receives a tail event for every invocation of the Worker, its Durable Objects and
+ * its queue consumer, and stores them, on the same workerd thread as the Worker. Under bench:load it took 12–14 %
+ * of that thread (perf, docs/performance.md "The thread the Worker shares in `wrangler dev`"). Production has no
+ * such collector in the Worker's thread, so benchmarks turn it off; BENCH_LOCAL_TRACES=1 keeps wrangler's default.
+ */
+export const LOCAL_TRACES = process.env.BENCH_LOCAL_TRACES === "1";
+
+/**
  * Starts the service exactly as `npm run dev` does, on its own ports and with its own fresh local state, so a
- * benchmark never touches a developer's running instance or data.
+ * benchmark never touches a developer's running instance or data; only wrangler's local trace collector is off
+ * (LOCAL_TRACES).
  */
 export async function startService(
   options: {
@@ -26,6 +36,8 @@ export async function startService(
     /** Where the fresh local state (D1, Durable Objects, R2) is made; the system's temp dir by default. */
     stateParent?: string;
     quiet?: boolean;
+    /** More environment for `npm run dev` (bench:load's BENCH_PERF: V8's perf maps). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<Service> {
   const root = path.resolve(import.meta.dirname, "../..");
@@ -38,6 +50,8 @@ export async function startService(
       PORT: String(port),
       ENGINE_PORT: String(options.enginePort ?? port + 1),
       P6_STATE_DIR: stateDir,
+      ...(LOCAL_TRACES ? {} : { X_LOCAL_OBSERVABILITY: "false" }),
+      ...options.env,
       ...(options.inspectorPort ? { INSPECTOR_PORT: String(options.inspectorPort) } : {}),
     },
     onLine: (line) => lines.push(line),
