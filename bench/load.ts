@@ -29,6 +29,7 @@ import {
   PERF_SERVICE_ENV,
   profileThreads,
   removePerfMaps,
+  requirePerf,
   type ThreadProfile,
 } from "./lib/thread-profile.ts";
 
@@ -286,6 +287,7 @@ function largeImage(file: (name: string) => string) {
 
 async function main() {
   const started = Date.now();
+  if (PERF) requirePerf();
   const loadBefore = os
     .loadavg()
     .map((l) => l.toFixed(1))

@@ -5,7 +5,7 @@
  * (BENCH_PROFILE, the Worker's own isolate only) does not see. perf and the perf maps slow the service down:
  * read the shares of a profiled run, not its latencies.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -43,6 +43,15 @@ export function ownerOf(frames: string[]): string {
     return "local D1 (miniflare)";
   if (outer === "bucket.worker.js") return "local R2 (miniflare)";
   return "other miniflare workers (entry, queues, Durable Object wrappers)";
+}
+
+/** Fails at once, before a run, when perf is missing. */
+export function requirePerf() {
+  try {
+    execFileSync("perf", ["--version"], { stdio: "ignore" });
+  } catch {
+    throw new Error("BENCH_PERF=1 needs perf (Debian: apt-get install linux-perf)");
+  }
 }
 
 /** Starts `perf record` on the given workerd processes; `stop` ends it and folds the busiest thread's samples. */
