@@ -110,6 +110,8 @@ async function fold(data: string, seconds: number, hz: number): Promise<ThreadPr
   const count = (owners: Map<string, number>) => [...owners.values()].reduce((a, b) => a + b, 0);
   const busiest = [...byThread.values()].sort((a, b) => count(b) - count(a))[0] ?? new Map();
   const total = count(busiest);
+  if (total === 0)
+    throw new Error("perf recorded no samples of workerd (see `perf record` and perf_event_paranoid)");
   return {
     seconds,
     cpuShare: total / hz / seconds,
