@@ -25,13 +25,7 @@ import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profil
 import { benchMedia, serveMedia } from "./lib/media.ts";
 import { LOCAL_TRACES, type Service, startService } from "./lib/service.ts";
 import { type TaskState, tallyTasks } from "./lib/tally.ts";
-import {
-  PERF_SERVICE_ENV,
-  profileThreads,
-  removePerfMaps,
-  requirePerf,
-  type ThreadProfile,
-} from "./lib/thread-profile.ts";
+import { PERF_SERVICE_ENV, profileThreads, removePerfMaps, requirePerf } from "./lib/thread-profile.ts";
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 120);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
@@ -436,7 +430,7 @@ async function main() {
         hostileTasks(),
       ]),
     );
-    const threadProfile: ThreadProfile | undefined = await threads?.stop();
+    const threadProfile = await threads?.stop();
 
     const loadLag = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6 };
     lag.disable();

@@ -5,7 +5,8 @@
  * (BENCH_PROFILE, the Worker's own isolate only) does not see. perf and the perf maps slow the service down:
  * read the shares of a profiled run, not its latencies.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -64,12 +65,7 @@ export function profileThreads(pids: number[], hz = 499) {
     ["record", "-q", "-e", "cpu-clock", "-F", String(hz), "-g", "-p", pids.join(","), "-o", data],
     { stdio: "ignore" },
   );
-  const exited = (child: ChildProcess) =>
-    new Promise<void>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("exit", () => resolve());
-    });
-  const recording = exited(perf);
+  const recording = once(perf, "exit");
   return {
     async stop(): Promise<ThreadProfile> {
       const seconds = (Date.now() - started) / 1000;
@@ -121,7 +117,10 @@ async function fold(data: string, seconds: number, hz: number): Promise<ThreadPr
   };
 }
 
-/** Removes the perf maps (1–4 MB each) that the service's workerd processes wrote since `since` (ms). */
+/**
+ * Removes the perf maps (1–4 MB each) written to /tmp since `since` (ms): the service's workerd processes' and
+ * those of the one-off `wrangler` commands `npm run dev` runs before it.
+ */
 export function removePerfMaps(since: number) {
   for (const name of readdirSync("/tmp")) {
     if (!/^perf-\d+\.map$/.test(name)) continue;
