@@ -52,8 +52,10 @@ describe.each([
   });
   afterAll(() => engine.close());
 
-  // A source at 1 kB/s keeps the job's ffprobe alive until the client leaves.
-  const slow = fixtureUrl("/slow/av.mp4?kbps=1");
+  // A source that stops after its first 64 KiB keeps the job's ffprobe alive until the client leaves. (The
+  // fixture's /slow sends at least 50 KB/s: at that rate the probe could end within 1.3 s, before the poll
+  // below saw its process, and the test waited 30 s for one; 1 run in 5 failed so.)
+  const slow = fixtureUrl("/stall/av.mp4");
 
   test.each([
     ["a task (X-Engine-Priority: low)", { "x-engine-priority": "low" }, niced],
