@@ -56,11 +56,11 @@ export class ForEngineError extends Error {
  */
 export class TextMarkError extends Error {
   override readonly name = "TextMarkError";
+  readonly field: string;
 
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
+  // No parameter property: Node runs src/images as plain TypeScript (bench/image-memory.ts), type stripping only.
+  constructor(field: string, message: string) {
     super(message);
+    this.field = field;
   }
 }
