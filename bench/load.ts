@@ -14,7 +14,7 @@
  * BENCH_CORES=split runs the Worker and the engine on cores of their own, as production does (splitCores).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -66,6 +66,12 @@ const PROFILE = process.env.BENCH_PROFILE === "1";
  * the Worker, miniflare's local D1 and R2, wrangler's trace collector. Needs perf (Debian's linux-perf).
  */
 const PERF = process.env.BENCH_PERF === "1";
+/**
+ * BENCH_SAMPLES=<file>: every call's sample (route, status, ms, Server-Timing phases) written there as JSON, by
+ * phase ({ idle, load, hostile }): a p99 of 120 calls is their second slowest, so comparing two variants of the
+ * code needs the calls of several runs pooled.
+ */
+const SAMPLES_FILE = process.env.BENCH_SAMPLES;
 
 type Sample = {
   route: string;
@@ -497,6 +503,10 @@ async function main() {
     summarize("idle", idle);
     summarize("load", loaded);
     summarize("hostile", hostileSamples);
+    if (SAMPLES_FILE !== undefined && SAMPLES_FILE !== "") {
+      writeFileSync(SAMPLES_FILE, JSON.stringify({ idle, load: loaded, hostile: hostileSamples }));
+      console.log(`every call's sample written to ${SAMPLES_FILE}`);
+    }
     const p99 = (samples: Sample[]) =>
       percentile(
         samples.filter((s) => s.route === "/v1/video/probe" && s.status === 200).map((s) => s.ms),
