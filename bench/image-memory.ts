@@ -7,6 +7,8 @@
  *   node bench/image-memory.ts 1080p      # only cases whose name contains "1080p"
  *
  * Node's own baseline (~50 MB) is subtracted; the Worker's bundle and runtime come on top of "peak − base".
+ * The last column, V8's heap plus external memory (ArrayBuffers, WASM memories) before and after the call, is
+ * nearer to what a Worker's memory limit counts than RSS, which also holds compiled code.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -127,7 +129,8 @@ async function runCase(c: Case) {
   const base = new Uint8Array(readFileSync(join(DIR, c.base)));
   const logo = c.logo ? new Uint8Array(readFileSync(join(DIR, c.logo))) : undefined;
   (globalThis as { gc?: () => void }).gc?.();
-  const before = process.memoryUsage().rss;
+  const heapBefore = process.memoryUsage();
+  const before = heapBefore.rss;
   const start = performance.now();
   const result = await watermarkImage(base, c.params, logo);
   const ms = performance.now() - start;
@@ -143,6 +146,8 @@ async function runCase(c: Case) {
     rssAfter: after.rss,
     arrayBuffersAfter: after.arrayBuffers,
     externalAfter: after.external,
+    heapBefore: heapBefore.heapUsed + heapBefore.external,
+    heapAfter: after.heapUsed + after.external,
   };
 }
 
@@ -158,8 +163,10 @@ async function main() {
   console.log(
     `fixtures in ${DIR}; sizes: ${["16mp.jpg", "16mp.png", "1080p.jpg", "1080p.png", "logo.png"].map((f) => `${f} ${mb(readFileSync(join(DIR, f)).length)} MB`).join(", ")}`,
   );
-  console.log("| case | time | RSS before | peak RSS | peak − before | RSS after |");
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(
+    "| case | time | RSS before | peak RSS | peak − before | RSS after | JS heap + external: before → after |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const c of CASES.filter((x) => x.name.includes(filter))) {
     const child = spawnSync(process.execPath, ["--expose-gc", import.meta.filename, "--case", c.name], {
       encoding: "utf8",
@@ -168,7 +175,7 @@ async function main() {
     if (child.status !== 0) throw new Error(`${c.name} failed`);
     const r = JSON.parse(child.stdout);
     console.log(
-      `| ${c.name} | ${r.ms} ms | ${mb(r.rssBefore)} MB | ${mb(r.rssPeak)} MB | **${mb(r.rssPeak - r.rssBefore)} MB** | ${mb(r.rssAfter)} MB |`,
+      `| ${c.name} | ${r.ms} ms | ${mb(r.rssBefore)} MB | ${mb(r.rssPeak)} MB | **${mb(r.rssPeak - r.rssBefore)} MB** | ${mb(r.rssAfter)} MB | ${mb(r.heapBefore)} → ${mb(r.heapAfter)} MB |`,
     );
   }
 }
