@@ -67,6 +67,13 @@ const PROFILE = process.env.BENCH_PROFILE === "1";
  */
 const PERF = process.env.BENCH_PERF === "1";
 /**
+ * BENCH_TASKS_APART=1: the task accounts (and the hostile account's tasks) use a second `npm run dev`, with state
+ * of its own, on the same engine. In production a task's Worker-side work (its creation, queue consumer,
+ * Durable Object, webhooks) runs in isolates other than the ones serving synchronous calls; one `wrangler dev`
+ * runs it all on one thread. This measures what the synchronous calls pay for that, on the same cores.
+ */
+const TASKS_APART = process.env.BENCH_TASKS_APART === "1";
+/**
  * BENCH_SAMPLES=<file>: every call's sample (route, status, ms, Server-Timing phases) written there as JSON, by
  * phase ({ idle, load, hostile }): a p99 of 120 calls is their second slowest, so comparing two variants of the
  * code needs the calls of several runs pooled.
@@ -145,7 +152,7 @@ function rssSampler(root: number) {
  * affinity) and the bench itself on the other CPUs. In production the Worker runs on Cloudflare's machines and
  * the engine in a container of its own; sharing two cores, each queues behind the other's CPU.
  */
-function splitCores(root: number) {
+function splitCores(root: number, taskRoot?: number) {
   const cpus = os.availableParallelism();
   if (cpus < 2) throw new Error("BENCH_CORES=split needs at least 2 CPUs");
   const rest = cpus === 2 ? "1" : `1-${cpus - 1}`;
@@ -157,7 +164,10 @@ function splitCores(root: number) {
   const worker = new Set(wranglers.flatMap((pid) => [pid, ...processesBelow(pid).map((p) => p.pid)]));
   for (const { pid } of all) pin(pid, worker.has(pid) ? "0" : rest);
   pin(process.pid, rest);
-  return `split (wrangler dev's ${worker.size} processes on CPU 0; the engine, its processes and the bench on CPU ${rest})`;
+  // BENCH_TASKS_APART: the tasks' `npm run dev`, all of it, beside the engine.
+  const apart = taskRoot === undefined ? [] : [taskRoot, ...processesBelow(taskRoot).map((p) => p.pid)];
+  for (const pid of apart) pin(pid, rest);
+  return `split (wrangler dev's ${worker.size} processes on CPU 0; the engine, its processes${apart.length > 0 ? ", the tasks' npm run dev" : ""} and the bench on CPU ${rest})`;
 }
 
 /** A source that answers at once and then sends one byte every 5 s (the attack of issue 13). */
@@ -305,6 +315,17 @@ async function main() {
     stateParent: STATE_PARENT,
     ...(PERF ? { env: PERF_SERVICE_ENV } : {}),
   });
+  const taskService = TASKS_APART
+    ? await startService({
+        port: port + 10,
+        inspectorPort: port + 12,
+        stateParent: STATE_PARENT,
+        env: { P6_ENGINE_URL: `http://127.0.0.1:${port + 1}` },
+      }).catch(async (error: unknown) => {
+        await service.stop();
+        throw error;
+      })
+    : service;
   const profiled: Record<string, IsolateProfileSummary> = {};
   const profileDuring = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
     if (!PROFILE) return work();
@@ -314,15 +335,19 @@ async function main() {
     return result;
   };
   const rss = rssSampler(service.pid);
-  const cores = CORES === "split" ? splitCores(service.pid) : "shared (no affinity set)";
+  const cores =
+    CORES === "split"
+      ? splitCores(service.pid, TASKS_APART ? taskService.pid : undefined)
+      : "shared (no affinity set)";
   try {
     const taskKeys = await Promise.all(
-      Array.from({ length: TASK_ACCOUNTS }, (_, i) => newAccountKey(service, `tasks-${i}`)),
+      Array.from({ length: TASK_ACCOUNTS }, (_, i) => newAccountKey(taskService, `tasks-${i}`)),
     );
     const syncKeys = await Promise.all(
       Array.from({ length: SYNC_ACCOUNTS }, (_, i) => newAccountKey(service, `sync-${i}`)),
     );
     const hostileKey = await newAccountKey(service, "hostile");
+    const hostileTaskKey = TASKS_APART ? await newAccountKey(taskService, "hostile") : hostileKey;
 
     const wellBehaved = (key: string, i: number) =>
       (i + syncKeys.indexOf(key)) % 2 === 0
@@ -356,7 +381,7 @@ async function main() {
       { type: "video.trim", source_url: media.url("clip.mp4"), params: { start: 1, end: 3 } },
     ];
     const tasks = autocannon({
-      url: service.base,
+      url: taskService.base,
       connections: 10,
       overallRate: TASKS_PER_SECOND,
       duration: LOAD_SECONDS,
@@ -414,9 +439,9 @@ async function main() {
     const hostileTasks = async () => {
       // The attack of issue 13 as tasks too: six tasks on the dripping source.
       for (let i = 0; i < HOSTILE_TASKS; i++) {
-        await fetch(`${service.base}/v1/tasks`, {
+        await fetch(`${taskService.base}/v1/tasks`, {
           method: "POST",
-          headers: { Authorization: `Bearer ${hostileKey}`, "Content-Type": "application/json" },
+          headers: { Authorization: `Bearer ${hostileTaskKey}`, "Content-Type": "application/json" },
           body: JSON.stringify({ type: "video.extract-audio", source_url: drip.url }),
         });
       }
@@ -455,7 +480,7 @@ async function main() {
         let cursor: string | null = null;
         do {
           const page: Response = await fetch(
-            `${service.base}/v1/tasks?limit=100${cursor ? `&cursor=${cursor}` : ""}`,
+            `${taskService.base}/v1/tasks?limit=100${cursor ? `&cursor=${cursor}` : ""}`,
             { headers: { Authorization: `Bearer ${key}` } },
           );
           const body = (await page.json()) as {
@@ -475,7 +500,8 @@ async function main() {
     console.log("");
     console.log(
       `conditions: ${LOAD_SECONDS} s load after ${IDLE_SECONDS} s idle; ${TASKS_PER_SECOND} tasks/s from ${TASK_ACCOUNTS} accounts; ` +
-        `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, ${HOSTILE_TASKS} drip-source tasks`,
+        `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, ${HOSTILE_TASKS} drip-source tasks` +
+        (TASKS_APART ? "; tasks on a second npm run dev on the same engine (BENCH_TASKS_APART=1)" : ""),
     );
     const engineEnv = [
       "ENGINE_QUEUE",
@@ -540,7 +566,7 @@ async function main() {
     );
   } finally {
     rss.stop();
-    service.stop();
+    await Promise.all([service.stop(), taskService !== service ? taskService.stop() : undefined]);
     if (PERF) removePerfMaps(started);
     media.close();
     drip.close();

@@ -41,5 +41,5 @@ try {
   }
 } finally {
   trickle.close();
-  service.stop();
+  await service.stop();
 }

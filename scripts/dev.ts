@@ -7,7 +7,8 @@
  *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
- * second instance beside yours; INSPECTOR_PORT (wrangler's default, 9229): the Worker's DevTools inspector
+ * second instance beside yours; P6_ENGINE_URL: use an engine already running there (with this checkout's
+ * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default, 9229): the Worker's DevTools inspector
  * (bench:load profiles the isolate through it).
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -129,9 +130,11 @@ const shutdown = (code: number) => {
 process.on("SIGINT", () => shutdown(0));
 process.on("SIGTERM", () => shutdown(0));
 
-let engineUrl = "";
+let engineUrl = process.env.P6_ENGINE_URL ?? "";
 const engineMain = "containers/ffmpeg/src/main.ts";
-if (existsSync(engineMain)) {
+if (engineUrl !== "") {
+  console.log(`Media engine: the one already running at ${engineUrl} (P6_ENGINE_URL).`);
+} else if (existsSync(engineMain)) {
   const lines: string[] = [];
   const ffmpeg = engineFfmpegEnv();
   console.log(

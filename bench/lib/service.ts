@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
-import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 export type Service = {
   base: string;
@@ -11,7 +11,8 @@ export type Service = {
   apiKey: string;
   accountId: string;
   admin: (path: string, init?: RequestInit) => Promise<Response>;
-  stop: () => void;
+  /** Stops `npm run dev` and removes its state once every process of it has exited. */
+  stop: () => Promise<void>;
 };
 
 /**
@@ -79,9 +80,12 @@ export async function startService(
         ...init,
         headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...init.headers },
       }),
-    stop: () => {
+    stop: async () => {
       stopGroup(child);
-      // workerd may still be writing as it exits (ENOTEMPTY): rmSync retries such errors (up to ≈ 5 s).
+      // The state goes once the whole group has exited: workerd writes it until then (rmSync failed with
+      // ENOTEMPTY on a Durable Object's directory when a second service stopped right after the first).
+      if (!(await groupGone(child, 15_000))) stopGroup(child, "SIGKILL");
+      await groupGone(child, 5_000);
       rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };

@@ -43,6 +43,24 @@ export function stopGroup(child: ChildProcess | undefined, signal: NodeJS.Signal
   }
 }
 
+/**
+ * Resolves once no process of `child`'s group is left (true), or after `timeoutMs` (false). The group outlives
+ * its leader while workerd finishes writing its state.
+ */
+export async function groupGone(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
 /** Consumes output lines up to the first matching `pattern` and resolves with it; rejects on exit or timeout. */
 export function waitForLine(child: ChildProcess, lines: string[], pattern: RegExp, timeoutMs: number) {
   return new Promise<RegExpExecArray>((resolve, reject) => {
