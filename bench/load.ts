@@ -70,7 +70,9 @@ const PERF = process.env.BENCH_PERF === "1";
  * BENCH_TASKS_APART=1: the task accounts (and the hostile account's tasks) use a second `npm run dev`, with state
  * of its own, on the same engine. In production a task's Worker-side work (its creation, queue consumer,
  * Durable Object, webhooks) runs in isolates other than the ones serving synchronous calls; one `wrangler dev`
- * runs it all on one thread. This measures what the synchronous calls pay for that, on the same cores.
+ * runs it all on one thread. This measures what the synchronous calls pay for that, on the same cores. The
+ * peak RSS and BENCH_PERF cover the first service (and the engine) only; the hostile account's tasks and its
+ * synchronous calls count against separate shares of the engine (each service keeps its own).
  */
 const TASKS_APART = process.env.BENCH_TASKS_APART === "1";
 /**
