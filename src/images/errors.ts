@@ -58,7 +58,8 @@ export class TextMarkError extends Error {
   override readonly name = "TextMarkError";
   readonly field: string;
 
-  // No parameter property: Node runs src/images as plain TypeScript (bench/image-memory.ts), type stripping only.
+  // No parameter property (tsconfig.json's erasableSyntaxOnly): Node runs src/images as plain TypeScript
+  // (bench/image-memory.ts), stripping types only.
   constructor(field: string, message: string) {
     super(message);
     this.field = field;

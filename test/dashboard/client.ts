@@ -10,11 +10,16 @@ type Fields = Record<string, string | string[]>;
  */
 export class DashboardClient {
   readonly cookies = new Map<string, string>();
+  readonly base: string;
+  readonly fetcher: (request: Request) => Promise<Response>;
 
   constructor(
-    readonly base = BASE,
-    readonly fetcher: (request: Request) => Promise<Response> = (r) => exports.default.fetch(r),
-  ) {}
+    base = BASE,
+    fetcher: (request: Request) => Promise<Response> = (r) => exports.default.fetch(r),
+  ) {
+    this.base = base;
+    this.fetcher = fetcher;
+  }
 
   async get(path: string, headers: Record<string, string> = {}) {
     return this.send(
