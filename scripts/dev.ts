@@ -8,8 +8,8 @@
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
  * second instance beside yours; P6_ENGINE_URL: use an engine already running there (with this checkout's
- * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default, 9229): the Worker's DevTools inspector
- * (bench:load profiles the isolate through it).
+ * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default,
+ * 9229): the Worker's DevTools inspector (bench:load profiles the isolate through it).
  */
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";

@@ -113,7 +113,7 @@ async function fold(data: string, seconds: number, hz: number): Promise<ThreadPr
     cpuShare: total / hz / seconds,
     parts: [...busiest]
       .sort((a, b) => b[1] - a[1])
-      .map(([name, samples]) => ({ name, share: samples / Math.max(1, total) })),
+      .map(([name, samples]) => ({ name, share: samples / total })),
   };
 }
 
