@@ -69,6 +69,44 @@ describe("Semaphore", () => {
     await expect(semaphore.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await semaphore.run(async () => "next")).toBe("next");
   });
+
+  /**
+   * A waiter whose request ended while it waited: workerd drops that request's timers, so it never looks
+   * again and its entry stays behind. Put in directly (a ticket no code will renew), as such a waiter leaves it.
+   */
+  function ghost(semaphore: Semaphore, seen: number) {
+    const waiting = (semaphore as unknown as { waiting: Map<number, { rank: number; seen: number }> })
+      .waiting;
+    waiting.set(-1, { rank: 0, seen });
+    return waiting;
+  }
+
+  it("a waiter that stopped looking keeps its place for 5 s, then loses it to the next one in line", async () => {
+    const semaphore = new Semaphore(1);
+    const started: string[] = [];
+    const first = holder(semaphore, "first", started);
+    await until(() => started.length === 1);
+    const waiting = ghost(semaphore, Date.now());
+    const next = holder(semaphore, "next", started);
+    first.finish();
+    await first.done;
+    // The ghost is first in line and was seen just now: the slot stays free for it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual(["first"]);
+    // Past 5 s without looking, it is taken for gone.
+    waiting.set(-1, { rank: 0, seen: Date.now() - 5_001 });
+    await until(() => started.length === 2);
+    expect(started).toEqual(["first", "next"]);
+    expect(waiting.has(-1)).toBe(false);
+    next.finish();
+    expect(await next.done).toBe("next");
+  });
+
+  it("a holder leaving with only a gone waiter left frees the slot for a newcomer", async () => {
+    const semaphore = new Semaphore(1);
+    ghost(semaphore, Date.now() - 5_001);
+    expect(await semaphore.run(async () => "newcomer")).toBe("newcomer");
+  });
 });
 
 describe("in-Worker image work shared by separate requests of one isolate", () => {
