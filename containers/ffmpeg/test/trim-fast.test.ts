@@ -11,7 +11,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
-import { audioPresented, thumbDiff, thumbnail, videoPresented } from "./corpus/measure.ts";
+import { audioPresented, probe, thumbDiff, thumbnail, videoPresented } from "./corpus/measure.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { decodedRms, rampAmplitude } from "./support/media-codecs.ts";
@@ -149,13 +149,24 @@ describe("video.trim fast", () => {
   test("H.263 into Matroska: a seek in the output shows the source's picture", async () => {
     const { result, file } = await fastTrim(SOURCES.h263, { start: 1.5, end: 3 });
     expect(result).toMatchObject({ format: "mkv", start: 1.2, copied: true, width: 352, height: 288 });
-    // Predicted pictures marked as keyframes (as they were) make a seek decode from one of them: garbage.
-    // The video starts where Matroska puts it after the AAC encoder's priming (128 ms at 8 kHz). Times
-    // between frames (30 fps), so that both seeks land on the same picture.
+    // The video starts at 0: the cut audio is FLAC, without the delay an encoder's priming puts before it
+    // (AAC: 128 ms at 8 kHz), which Matroska's muxer used to add to every stream's start.
     const { first } = (await videoPresented(bins, file))!;
+    expect(first).toBeCloseTo(0, 3);
+    const audio = (await probe(bins, file))!.streams!.find((s) => s.codec_type === "audio")!;
+    expect(audio).toMatchObject({ codec_name: "flac", sample_rate: "8000" });
+    expect(Number(audio.start_time)).toBeCloseTo(0, 3);
+    // And it is the source's audio from the keyframe (1.2 s) on, in step with the video: the tone's loudness
+    // grows with time, so its level 1 s into the output is the source's at 2.2 s (measured on the source: its
+    // mono downmix is not the ramp's stereo level).
+    const level = (f: string, from: number) => decodedRms(bins.ffmpeg, f, from, 0.05);
+    const want = await level(fixturePath(SOURCES.h263), 2.2);
+    expect(Math.abs((await level(file, 1)) / want - 1)).toBeLessThan(0.02);
+    // Predicted pictures marked as keyframes (as they were) make a seek decode from one of them: garbage.
+    // Times between frames (30 fps), so that both seeks land on the same picture.
     for (const frame of [7, 16, 31]) {
       const at = (frame + 0.5) * FRAME;
-      const shown = (await thumbnail(bins, file, first + at))!;
+      const shown = (await thumbnail(bins, file, at))!;
       const source = (await thumbnail(bins, fixturePath(SOURCES.h263), 1.2 + at))!;
       expect(thumbDiff(shown, source)).toBeLessThan(1);
     }

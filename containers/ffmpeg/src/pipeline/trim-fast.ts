@@ -108,9 +108,15 @@ function audioEncoding(input: Input, container: Container): string[] {
     return ["-c:a", "libopus", "-b:a", "128k"];
   }
   const codec = audioCutEncoding(audio).codec;
-  // LAME's priming (1105 samples, 138 ms at 8 kHz) would start Matroska's audio before the video, which the
-  // muxer then shifts: FLAC has none, and Matroska holds it (AMR from a phone's 3GP, MP3 from an AVI).
-  if (container.muxer === "matroska" && codec.includes("libmp3lame")) return ["-c:a", "flac"];
+  // Every lossy encoder here starts with a delay (AAC's priming is 1024 samples, 128 ms at 8 kHz; LAME's 1105;
+  // Opus, MP2, AC-3 and Vorbis a few ms), and ffmpeg 5.1's Matroska muxer keeps no delay for any of them: it
+  // shifts every stream by it, so the copied video started that late (docs/media-support.md). FLAC has none and
+  // Matroska holds it (AMR from a phone's 3GP, AAC beside H.263, MP3 from an AVI); 16 bits, as much as a lossy
+  // source's decode carries (FLAC would otherwise take 24 from the decoder's floats).
+  const lossless = /^(flac|alac|pcm_)/.test(codec[1] ?? "");
+  if (container.muxer === "matroska" && !lossless && audio.channels <= 8) {
+    return ["-c:a", "flac", "-sample_fmt", "s16"];
+  }
   return codec;
 }
 
