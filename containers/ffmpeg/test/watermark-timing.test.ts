@@ -1,13 +1,15 @@
 /**
  * video.watermark presents the source's timing (issue 12), reproduced with generated files: a
  * variable-rate video whose last frame is shown 1.5 s (cursed-vfr.mp4), and a fragmented MP4 whose first
- * AAC packet sits 80 ms before the rest (fragmented.mp4). See source-timing.ts.
+ * AAC packet sits 80 ms before the rest (fragmented.mp4). So does an accurate video.trim whose window ends
+ * inside a long frame of the variable-rate video. See source-timing.ts.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
+import { thumbDiff, thumbnail, videoPresented } from "./corpus/measure.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { decodedSeconds } from "./support/media-codecs.ts";
@@ -126,5 +128,49 @@ describe("video.watermark", () => {
     expect(Math.abs(decoded - sourceAudio)).toBeLessThan(0.001);
     expect(Math.abs(Number(probed.format.duration) - decoded)).toBeLessThan(0.022);
     expect(Math.abs((result.duration ?? 0) - decoded)).toBeLessThan(0.022);
+  });
+});
+
+async function trimAccurate(source: string, start: number, end: number) {
+  const res = await engine.job("video.trim", { source_url: media(source), params: { start, end } });
+  if (res.status !== 200) throw new Error(`video.trim answered ${res.status}: ${await res.text()}`);
+  const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+  return { result, file: await saveBody(res, "trim.mp4") };
+}
+
+describe("video.trim accurate", () => {
+  // Within half a frame at the graph's rate (30 fps), as the watermark's hold.
+  const tolerance = 0.5 / 30 + 0.002;
+
+  test.each([
+    // Ends inside the last frame, shown 1.5 s from 1.533 s: the window's last second is that frame.
+    { start: 0.5, end: 2.5, held: 4 / 3 + 0.2 },
+    // Ends inside the 0.2 s frame at 1.333 s.
+    { start: 0.5, end: 1.45, held: 4 / 3 },
+  ])(
+    "a window [$start, $end) that ends inside a long frame shows it until its end",
+    async ({ start, end, held }) => {
+      const { result, file } = await trimAccurate(FILES.vfr, start, end);
+      const video = (await videoPresented(bins, file))!;
+      // Before the fix the last frame ended one frame (1/30 s) after its start: 0.97 s short in the first case.
+      expect(Math.abs(video.duration - (end - start))).toBeLessThan(tolerance);
+      expect(Math.abs((result.duration ?? 0) - (end - start))).toBeLessThan(tolerance);
+      // What is shown after the held frame's time, up to the end, is the held frame. (A thumbnail is the
+      // first frame at or after its time.)
+      const source = (await thumbnail(bins, fixturePath(FILES.vfr), held - 0.01))!;
+      for (const at of [held - start + 0.01, end - start - 1.5 / 30]) {
+        const shown = await thumbnail(bins, file, at);
+        expect(shown, `a frame at ${at} s`).not.toBeNull();
+        // Re-encoded: up to ≈ 1.1 from the source's frame; its neighbours differ from it by 3.4–3.7.
+        expect(thumbDiff(shown!, source)).toBeLessThan(2);
+      }
+    },
+  );
+
+  test("a window of evenly spaced frames gets no frame more", async () => {
+    const { file } = await trimAccurate(FILES.vfr, 0.2, 1);
+    const video = (await videoPresented(bins, file))!;
+    expect(video.frames).toBe(24);
+    expect(Math.abs(video.duration - 0.8)).toBeLessThan(tolerance);
   });
 });

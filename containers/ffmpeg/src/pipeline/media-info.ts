@@ -18,6 +18,11 @@ export interface VideoInfo {
   /** Reduced average frame rate, e.g. "30000/1001". */
   fps: string;
   fpsValue: number;
+  /**
+   * Whether the header says the frames are evenly spaced: ffprobe's r_frame_rate (the rate that times every
+   * frame) and avg_frame_rate agree within 1 %. False for a variable-rate recording, and when either is unknown.
+   */
+  steadyRate: boolean;
   hasAlpha: boolean;
   pixFmt: string;
 }
@@ -94,6 +99,16 @@ const num = (v: string | undefined): number | null => {
   return v !== undefined && v !== "N/A" && Number.isFinite(n) ? n : null;
 };
 
+/** Two of ffprobe's rates ("30000/1001") that are known and agree within 1 %. */
+function sameRate(a: string | undefined, b: string | undefined): boolean {
+  const value = (r: string | undefined) => {
+    const [n, d] = (reduceRate(r) ?? "0/1").split("/").map(Number);
+    return (n ?? 0) / (d || 1);
+  };
+  const [x, y] = [value(a), value(b)];
+  return x > 0 && y > 0 && Math.abs(x - y) <= 0.01 * Math.max(x, y);
+}
+
 export function mediaInfo(probe: ProbeOutput): MediaInfo {
   const streams = probe.streams ?? [];
   const videoStream = streams.find(
@@ -119,6 +134,7 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
       sar,
       fps,
       fpsValue: (n ?? 0) / (d || 1),
+      steadyRate: sameRate(videoStream.r_frame_rate, videoStream.avg_frame_rate),
       hasAlpha: hasAlpha(videoStream),
       pixFmt: videoStream.pix_fmt ?? "",
     };

@@ -211,6 +211,10 @@ function parseMoov(moov: Buffer): MediaInfo | null {
         sar,
         fps,
         fpsValue: (num ?? 0) / (den || 1),
+        // One sample duration throughout (but the last sample's: it is where the track ends).
+        steadyRate:
+          ticks > 0 &&
+          new Set((stts.at(-1)?.[0] === 1 ? stts.slice(0, -1) : stts).map(([, delta]) => delta)).size <= 1,
         hasAlpha: false,
         pixFmt: "",
       };

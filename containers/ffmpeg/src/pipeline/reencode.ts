@@ -47,18 +47,28 @@ const MAX_HOLD_FRAMES = 1800;
  * Filters that show the last frame of a filtergraph's video until the source's video ends (`end`,
  * source-timing.ts), for a last frame that lasts longer than one frame at the graph's rate (a variable-rate
  * source): ffmpeg 5.1 gives frames out of a filtergraph no duration, so the encoder ends the last one after
- * 1/rate. The frame is cloned (tpad) at the graph's rate until the end, within half a frame; tpad's first
- * clone has the last frame's own time and is dropped (select). Empty when there is nothing to hold.
- * `shift`: seconds the input's timestamps were moved earlier (-itsoffset).
+ * 1/rate. The frame is cloned (tpad) and each clone put one frame at the graph's rate after the one before
+ * it (setpts), until the end, within half a frame: tpad clones from where its input ended, which is the
+ * last frame's time, the video's stated end or the dropped next frame's time depending on the graph, so
+ * the clones' own times are not used. A clone on the last frame's own time is dropped (select). Empty when
+ * there is nothing to hold. `shift`: seconds the input's timestamps were moved earlier (-itsoffset, or a
+ * trim's -ss).
+ *
+ * For a window's end (`end.next` set: a frame follows after it), the graph's input is ended at the window's
+ * end (trim), and clones from its end on are dropped (a second trim, half a frame early against rounding).
  */
 export function holdLastFrame(end: VideoEnd | null, shift = 0): string[] {
   if (end === null || end.graphRate <= 0) return [];
   const hold = end.end - end.last;
   const frames = Math.round(hold * end.graphRate);
   if (frames < 2 || frames > MAX_HOLD_FRAMES) return [];
-  const lastTime = end.last - shift - 1e-4;
-  return [
+  const last = end.last - shift;
+  const held = [
     `tpad=stop_mode=clone:stop_duration=${sec(hold)}`,
-    `select='lt(t,${sec(lastTime)})+not(eq(pts,prev_pts))'`,
+    `setpts='if(gt(T,${sec(last + 1e-4)}),PREV_OUTPTS+1/(${end.graphRate}*TB),PTS)'`,
+    `select='lt(t,${sec(last - 1e-4)})+not(eq(pts,prev_pts))'`,
   ];
+  if (end.next === null) return held;
+  const windowEnd = end.end - shift;
+  return [`trim=end=${sec(windowEnd)}`, ...held, `trim=end=${sec(windowEnd - 0.5 / end.graphRate)}`];
 }

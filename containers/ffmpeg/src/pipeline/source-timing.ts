@@ -23,6 +23,8 @@ export interface VideoEnd {
   first: number;
   /** Frames per second of the filtergraph's link (ffmpeg's guess from the stream's rates); 0 when unknown. */
   graphRate: number;
+  /** With a window: the time of the first frame at or after its end (null when the video ends before it). */
+  next: number | null;
 }
 
 /** Seconds of the source's tail whose packets are listed (its last frame is among them). */
@@ -54,14 +56,28 @@ interface TailPacket {
   flags?: string;
 }
 
-/** The end of the source's first video stream; null when its packets do not say. */
-export async function videoEnd(ctx: JobContext, input: Input): Promise<VideoEnd | null> {
+/** Seconds past a window's end whose packets are listed too: the frame after it may come later in decode order. */
+const REORDER_SECONDS = 2;
+
+/**
+ * The end of the source's first video stream, or with `until` (seconds from the input's start) the end of
+ * the video a window […, until) presents: its last frame before `until`, shown until the next frame or
+ * `until`, whichever comes first (and not past the video's own end). Null when its packets do not say.
+ */
+export async function videoEnd(ctx: JobContext, input: Input, until?: number): Promise<VideoEnd | null> {
   const { duration, startTime } = input.info;
-  const from = duration === null ? 0 : Math.max(0, startTime + duration - TAIL_SECONDS);
+  const from =
+    until !== undefined
+      ? Math.max(0, startTime + until - TAIL_SECONDS)
+      : duration === null
+        ? 0
+        : Math.max(0, startTime + duration - TAIL_SECONDS);
+  const interval =
+    until === undefined ? `${sec(from)}%` : `${sec(from)}%${sec(startTime + until + REORDER_SECONDS)}`;
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
-      ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%`],
+      ...["-select_streams", "v:0", "-read_intervals", interval],
       ...[
         "-show_entries",
         "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration",
@@ -74,29 +90,39 @@ export async function videoEnd(ctx: JobContext, input: Input): Promise<VideoEnd 
   // Packets an edit list hides (flag D) are never shown.
   const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
   const times = packets.map((p) => num(p.pts_time));
-  if (stream === undefined || times.length === 0 || times.some((t) => t === null)) return null;
-  let lastIndex = 0;
+  if (stream === undefined || times.some((t) => t === null)) return null;
+  // With a window: the frames before its end are the ones it shows, the first one after it ends the last.
+  const limit = until === undefined ? Number.POSITIVE_INFINITY : startTime + until;
+  const next = Math.min(...times.filter((t) => t! >= limit).map((t) => t!));
+  let lastIndex = -1;
   times.forEach((t, i) => {
-    if (t! >= times[lastIndex]!) lastIndex = i;
+    if (t! < limit && (lastIndex < 0 || t! >= times[lastIndex]!)) lastIndex = i;
   });
+  if (lastIndex < 0) return null;
   const last = times[lastIndex]!;
   const streamStart = num(stream.start_time);
   const streamDuration = num(stream.duration);
   const packetDuration = num(packets[lastIndex]!.duration_time);
   // The stream's stated end (an MP4's edit list or track duration) holds where packets carry no duration
   // (B-frames in MP4); Matroska states none, its blocks do.
-  const end =
+  const videoEnds =
     streamStart !== null && streamDuration !== null && streamDuration > 0
       ? streamStart + streamDuration
       : packetDuration !== null && packetDuration > 0
         ? last + packetDuration
         : null;
+  const end = Number.isFinite(next)
+    ? Math.min(next, limit)
+    : videoEnds === null
+      ? null
+      : Math.min(videoEnds, limit);
   if (end === null || end <= last) return null;
   return {
     last: last - startTime,
     end: end - startTime,
     first: (streamStart ?? startTime) - startTime,
     graphRate: guessedRate(stream.r_frame_rate, stream.avg_frame_rate),
+    next: Number.isFinite(next) ? next - startTime : null,
   };
 }
 

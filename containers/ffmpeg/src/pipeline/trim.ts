@@ -17,7 +17,8 @@ import {
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
-import { KEEP_FRAME_TIMES, squarePixels } from "./reencode.ts";
+import { holdLastFrame, KEEP_FRAME_TIMES, squarePixels } from "./reencode.ts";
+import { videoEnd } from "./source-timing.ts";
 import { type Cut, copyCut, keyframeProbeArgs, trimMuxOptions } from "./trim-fast.ts";
 
 interface TrimParams extends Window {
@@ -64,7 +65,11 @@ async function encodeCut(ctx: JobContext, input: Input, start: number, end: numb
   const { audio } = input.info;
   const container = CONTAINERS.mp4;
   const out = outputPath(ctx, container.ext);
-  const vf = squarePixels(video);
+  // A variable-rate source's frame can be shown past the window's end: held until `end` (source-timing.ts),
+  // since a re-encode ends its last frame after one frame at the graph's rate. A source whose header says its
+  // frames are evenly spaced is not listed: most are, and listing waits for the download to reach `end`.
+  const last = video.steadyRate ? null : await videoEnd(ctx, input, end).catch(() => null);
+  const vf = [...squarePixels(video), ...holdLastFrame(last, start)];
   await ctx
     .runFfmpeg(
       [
