@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { runFfprobe } from "../src/pipeline/ffmpeg.ts";
 import { inputProbeArgs, mediaInputArgs } from "../src/pipeline/job.ts";
-import { Relay } from "../src/pipeline/relay.ts";
+import { isRelayUrl, Relay } from "../src/pipeline/relay.ts";
 import { SourceDownload } from "../src/pipeline/source.ts";
 import { type FetchPolicy, openSource } from "../src/security/fetcher.ts";
 import { fixturePath } from "./support/engine.ts";
@@ -71,6 +71,19 @@ async function relayed(name: string) {
 }
 
 describe("the relay", () => {
+  test("isRelayUrl tells a relay's URLs (as bench/engine.ts finds them in traced commands) from others", () => {
+    const slot = relay.reserve();
+    try {
+      expect(relay.names(slot.url)).toBe(true);
+      expect(isRelayUrl(slot.url)).toBe(true);
+      for (const other of [`${slot.url}x`, slot.url.replace("/s/", "/t/"), `${base}/media/${PADDED}`]) {
+        expect(isRelayUrl(other), other).toBe(false);
+      }
+    } finally {
+      slot.release();
+    }
+  });
+
   test("a probe downloads about what ffprobe reads, not what loopback TCP would buffer", async () => {
     const { source, url } = await relayed(PADDED);
     const probe = await runFfprobe(

@@ -50,6 +50,18 @@ export interface RelaySlot {
   release(): void;
 }
 
+/** A relay URL's path: /s/ and its token, 24 random bytes in hex (`reserve`). */
+const RELAY_PATH = /^\/s\/([0-9a-f]{48})$/;
+
+/**
+ * Whether `url` has the shape of a relay URL (any engine's, on loopback): bench/engine.ts finds the source
+ * inputs of traced commands by it. A relay itself tells its own URLs by `names`.
+ */
+export function isRelayUrl(url: string): boolean {
+  const path = /^http:\/\/127\.0\.0\.1:\d+(\/.*)$/.exec(url)?.[1];
+  return path !== undefined && RELAY_PATH.test(path);
+}
+
 export class Relay {
   private readonly server: http.Server;
   private readonly sources = new Map<string, SourceDownload>();
@@ -112,7 +124,7 @@ export class Relay {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const token = /^\/s\/([0-9a-f]{48})$/.exec(req.url ?? "")?.[1];
+    const token = RELAY_PATH.exec(req.url ?? "")?.[1];
     const source =
       token === undefined ? undefined : (this.sources.get(token) ?? (await this.pending.get(token)));
     if (source === undefined || (req.method !== "GET" && req.method !== "HEAD")) {
