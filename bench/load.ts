@@ -82,8 +82,11 @@ const PERF = process.env.BENCH_PERF === "1";
  * they share with the engine only when the engine leaves it (on two cores the second service has no core of its
  * own, while in production it is not on the engine's machine at all).
  */
-const TASKS_APART = ["1", "niced"].includes(process.env.BENCH_TASKS_APART ?? "");
-const TASKS_APART_NICE = process.env.BENCH_TASKS_APART === "niced" ? 10 : 0;
+const TASKS_APART_MODE = process.env.BENCH_TASKS_APART ?? "";
+if (!["", "0", "1", "niced"].includes(TASKS_APART_MODE))
+  throw new Error(`BENCH_TASKS_APART must be 1 or niced, not ${TASKS_APART_MODE}`);
+const TASKS_APART = TASKS_APART_MODE === "1" || TASKS_APART_MODE === "niced";
+const TASKS_APART_NICE = TASKS_APART_MODE === "niced" ? 10 : 0;
 /**
  * BENCH_SAMPLES=<file>: every call's sample (route, status, ms, Server-Timing phases) written there as JSON, by
  * phase ({ idle, load, hostile }): a p99 of 120 calls is their second slowest, so comparing two variants of the
@@ -549,7 +552,7 @@ async function main() {
       `conditions: ${LOAD_SECONDS} s load after ${IDLE_SECONDS} s idle; ${TASKS_PER_SECOND} tasks/s from ${TASK_ACCOUNTS} accounts; ` +
         `${SYNC_ACCOUNTS} sync accounts, one call each per ${SYNC_PACE_MS / 1000} s; hostile: ${HOSTILE_SLOW} drip-source calls + ${HOSTILE_LARGE} 16.8 MP watermarks at a time, ${HOSTILE_TASKS} drip-source tasks` +
         (TASKS_APART
-          ? `; tasks on a second npm run dev on the same engine (BENCH_TASKS_APART=${process.env.BENCH_TASKS_APART}${TASKS_APART_NICE > 0 ? `: at nice ${TASKS_APART_NICE}` : ""})`
+          ? `; tasks on a second npm run dev on the same engine (BENCH_TASKS_APART=${TASKS_APART_MODE}${TASKS_APART_NICE > 0 ? `: at nice ${TASKS_APART_NICE}` : ""})`
           : ""),
     );
     const engineEnv = [

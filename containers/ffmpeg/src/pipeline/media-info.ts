@@ -99,13 +99,15 @@ const num = (v: string | undefined): number | null => {
   return v !== undefined && v !== "N/A" && Number.isFinite(n) ? n : null;
 };
 
-/** Two of ffprobe's rates ("30000/1001") that are known and agree within 1 %. */
+/** A rate of ffprobe's ("30000/1001") in frames per second; 0 for "0/0" and anything that is not a rate. */
+export function rateValue(rate: string | undefined): number {
+  const m = /^(\d+)\/(\d+)$/.exec(rate ?? "");
+  return m === null || Number(m[2]) === 0 ? 0 : Number(m[1]) / Number(m[2]);
+}
+
+/** Two of ffprobe's rates that are known and agree within 1 %. */
 function sameRate(a: string | undefined, b: string | undefined): boolean {
-  const value = (r: string | undefined) => {
-    const [n, d] = (reduceRate(r) ?? "0/1").split("/").map(Number);
-    return (n ?? 0) / (d || 1);
-  };
-  const [x, y] = [value(a), value(b)];
+  const [x, y] = [rateValue(a), rateValue(b)];
   return x > 0 && y > 0 && Math.abs(x - y) <= 0.01 * Math.max(x, y);
 }
 
@@ -118,7 +120,6 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
   let video: VideoInfo | null = null;
   if (videoStream !== undefined) {
     const fps = reduceRate(videoStream.avg_frame_rate) ?? reduceRate(videoStream.r_frame_rate) ?? "0/1";
-    const [n, d] = fps.split("/").map(Number);
     const quarter = Math.abs(rotation(videoStream)) % 180 === 90;
     const w = videoStream.width ?? 0;
     const h = videoStream.height ?? 0;
@@ -133,7 +134,7 @@ export function mediaInfo(probe: ProbeOutput): MediaInfo {
       codedHeight: quarter ? w : h,
       sar,
       fps,
-      fpsValue: (n ?? 0) / (d || 1),
+      fpsValue: rateValue(fps),
       steadyRate: sameRate(videoStream.r_frame_rate, videoStream.avg_frame_rate),
       hasAlpha: hasAlpha(videoStream),
       pixFmt: videoStream.pix_fmt ?? "",

@@ -6,7 +6,7 @@
  * unusual (moov after mdat, unknown codecs, QuickTime sound versions, several edits) gives no guess at all.
  */
 import type { MediaInfo, VideoInfo } from "./media-info.ts";
-import { displaySize, reduceRate, sampleAspect } from "./media-info.ts";
+import { displaySize, rateValue, reduceRate, sampleAspect } from "./media-info.ts";
 import { type Box, boxes, child, path, timing } from "./mp4-boxes.ts";
 
 const VIDEO_CODECS: Record<string, string> = {
@@ -200,7 +200,6 @@ function parseMoov(moov: Buffer): MediaInfo | null {
       const samples = stts.reduce((sum, [count]) => sum + count, 0);
       const ticks = stts.reduce((sum, [count, delta]) => sum + count * delta, 0);
       const fps = (ticks > 0 ? reduceRate(`${samples * scale}/${ticks}`) : null) ?? "0/1";
-      const [num, den] = fps.split("/").map(Number);
       video = {
         index,
         codec,
@@ -210,7 +209,7 @@ function parseMoov(moov: Buffer): MediaInfo | null {
         codedHeight: quarter ? width : height,
         sar,
         fps,
-        fpsValue: (num ?? 0) / (den || 1),
+        fpsValue: rateValue(fps),
         // One sample duration throughout (but the last sample's: it is where the track ends).
         steadyRate:
           ticks > 0 &&

@@ -11,6 +11,7 @@
  */
 import { runFfprobe } from "./ffmpeg.ts";
 import type { Input, JobContext } from "./job.ts";
+import { rateValue } from "./media-info.ts";
 import { sec } from "./params.ts";
 
 /** How the source's video ends, in seconds from the start ffmpeg gives the input (its format start time). */
@@ -35,18 +36,13 @@ const num = (v: string | undefined): number | null => {
   return v !== undefined && v !== "N/A" && v !== "" && Number.isFinite(n) ? n : null;
 };
 
-const rate = (r: string | undefined): number => {
-  const m = /^(\d+)\/(\d+)$/.exec(r ?? "");
-  return m === null || Number(m[2]) === 0 ? 0 : Number(m[1]) / Number(m[2]);
-};
-
 /**
  * The rate ffmpeg 5.1 gives a source's frames in a filtergraph (av_guess_frame_rate): the stream's
  * r_frame_rate, or its average where r_frame_rate is a time base's (above 210) and the average below 70.
  */
 export function guessedRate(rFrameRate: string | undefined, avgFrameRate: string | undefined): number {
-  const r = rate(rFrameRate);
-  const avg = rate(avgFrameRate);
+  const r = rateValue(rFrameRate);
+  const avg = rateValue(avgFrameRate);
   return avg > 0 && r > 0 && avg < 70 && r > 210 ? avg : r > 0 ? r : avg;
 }
 
@@ -66,12 +62,9 @@ const REORDER_SECONDS = 2;
  */
 export async function videoEnd(ctx: JobContext, input: Input, until?: number): Promise<VideoEnd | null> {
   const { duration, startTime } = input.info;
-  const from =
-    until !== undefined
-      ? Math.max(0, startTime + until - TAIL_SECONDS)
-      : duration === null
-        ? 0
-        : Math.max(0, startTime + duration - TAIL_SECONDS);
+  // The last TAIL_SECONDS before the window's end, or before the media's.
+  const tailEnd = until ?? duration;
+  const from = tailEnd === null ? 0 : Math.max(0, startTime + tailEnd - TAIL_SECONDS);
   const interval =
     until === undefined ? `${sec(from)}%` : `${sec(from)}%${sec(startTime + until + REORDER_SECONDS)}`;
   const probe = await runFfprobe(
