@@ -1,7 +1,9 @@
 import { checkUrl } from "../../containers/ffmpeg/src/security/address-policy";
 import type { Config } from "../config/config";
 import { type EngineResolveRequest, type MediaEngine, readEngineError } from "../engine";
+import { ApiError, type FieldError } from "../errors/api-error";
 import { engineFor } from "../operations/engine";
+import { checkWebhookUrl } from "../webhooks/url";
 
 /**
  * Where a URL the Worker was given would lead, by the source rules of decisions.md §11. The Worker cannot
@@ -24,6 +26,70 @@ export type TargetVerdict =
 export function literalVerdict(url: string, field: TargetField, allowPrivate: boolean): TargetVerdict {
   const check = checkUrl(url, { allowPrivate });
   return check.ok ? { kind: "allowed" } : { kind: "refused", reason: `${field} ${check.reason}` };
+}
+
+export type Targets = {
+  sourceUrl: string;
+  /** params.watermark_url of a watermark operation. */
+  watermarkUrl?: string | undefined;
+  webhookUrl?: string | null | undefined;
+};
+
+function named(targets: Targets): [TargetField, string][] {
+  const list: [TargetField, string][] = [["source_url", targets.sourceUrl]];
+  if (targets.watermarkUrl) list.push(["params.watermark_url", targets.watermarkUrl]);
+  if (targets.webhookUrl) list.push(["webhook", targets.webhookUrl]);
+  return list;
+}
+
+function literalOf(field: TargetField, url: string, allowPrivate: boolean): TargetVerdict {
+  if (field !== "webhook") return literalVerdict(url, field, allowPrivate);
+  const webhook = checkWebhookUrl(url, allowPrivate);
+  return webhook === null ? { kind: "allowed" } : { kind: "refused", reason: webhook };
+}
+
+/** The 400 naming each refused field (`forbidden_url`), or nothing when no verdict refuses. */
+function refuse(fields: TargetField[], verdicts: TargetVerdict[]): void {
+  const errors: FieldError[] = [];
+  verdicts.forEach((verdict, i) => {
+    if (verdict.kind === "refused")
+      errors.push({ code: "forbidden_url", field: fields[i]!, message: verdict.reason });
+  });
+  if (errors.length > 0)
+    throw new ApiError("VALIDATION_INVALID_ARGUMENT", errors.map((e) => e.message).join(" "), { errors });
+}
+
+/**
+ * The URLs a request will fetch or notify, checked by their literal form alone (decisions.md §11 and "Order of
+ * answers"): no network, no engine, so every route answers them with its other validation, before credits and
+ * before capacity. 400 naming each refused field (`source_url`, `params.watermark_url`, `webhook`).
+ */
+export function checkLiteralTargets(allowPrivate: boolean, targets: Targets): void {
+  const list = named(targets);
+  refuse(
+    list.map(([field]) => field),
+    list.map(([field, url]) => literalOf(field, url, allowPrivate)),
+  );
+}
+
+/**
+ * The literal check, then names resolved by the engine with every address checked (POST /v1/tasks, before
+ * anything is reserved). A name that does not resolve now, or an engine that cannot be asked, refuses
+ * nothing: the engine checks sources again when it fetches them, and every webhook attempt is checked again.
+ */
+export async function checkTargets(engine: MediaEngine | null, allowPrivate: boolean, targets: Targets) {
+  const list = named(targets);
+  const verdicts = await Promise.all(
+    list.map(async ([field, url]) => {
+      const literal = literalOf(field, url, allowPrivate);
+      if (literal.kind !== "allowed" || engine === null) return literal;
+      return resolveTarget(engine, url, field);
+    }),
+  );
+  refuse(
+    list.map(([field]) => field),
+    verdicts,
+  );
 }
 
 /** Resolves the URL's host through the engine and applies the address policy to every address. */

@@ -3,10 +3,7 @@ import { monotonicFactory } from "ulid";
 import { ledgerEntry } from "../credits/ledger";
 import type { Db } from "../db/client";
 import { accounts, type TaskRow, tasks } from "../db/schema";
-import type { MediaEngine } from "../engine";
-import { ApiError, type FieldError } from "../errors/api-error";
-import { literalVerdict, resolveTarget, type TargetField, type TargetVerdict } from "../fetch/targets";
-import { checkWebhookUrl } from "../webhooks/url";
+import { ApiError } from "../errors/api-error";
 
 const nextId = monotonicFactory();
 
@@ -24,47 +21,6 @@ export type NewTask = {
   retentionMs: number;
   now: number;
 };
-
-export type TaskTargets = {
-  sourceUrl: string;
-  /** params.watermark_url of a watermark task. */
-  watermarkUrl?: string | undefined;
-  webhookUrl?: string | null | undefined;
-};
-
-/**
- * The URLs a task will fetch or notify, checked before anything is reserved by the rules the synchronous
- * routes meet when they fetch (decisions.md §11): the URL alone (IP literals in every spelling, local-only
- * names; for webhooks ALLOW_PRIVATE_SOURCES opens loopback only), then names resolved by the engine with
- * every address checked. 400 naming each refused field (`source_url`, `params.watermark_url`, `webhook`).
- * A name that does not resolve now, or an engine that cannot be asked, refuses nothing: the engine checks
- * sources again when it fetches them, and every webhook attempt is checked again.
- */
-export async function checkTaskTargets(
-  engine: MediaEngine | null,
-  allowPrivate: boolean,
-  targets: TaskTargets,
-): Promise<void> {
-  const named: [TargetField, string][] = [["source_url", targets.sourceUrl]];
-  if (targets.watermarkUrl) named.push(["params.watermark_url", targets.watermarkUrl]);
-  if (targets.webhookUrl) named.push(["webhook", targets.webhookUrl]);
-  const verdicts = await Promise.all(
-    named.map(async ([field, url]): Promise<TargetVerdict> => {
-      const webhook = field === "webhook" ? checkWebhookUrl(url, allowPrivate) : null;
-      const literal: TargetVerdict =
-        webhook !== null ? { kind: "refused", reason: webhook } : literalVerdict(url, field, allowPrivate);
-      if (literal.kind !== "allowed" || engine === null) return literal;
-      return resolveTarget(engine, url, field);
-    }),
-  );
-  const errors: FieldError[] = [];
-  verdicts.forEach((verdict, i) => {
-    if (verdict.kind === "refused")
-      errors.push({ code: "forbidden_url", field: named[i]![0], message: verdict.reason });
-  });
-  if (errors.length > 0)
-    throw new ApiError("VALIDATION_INVALID_ARGUMENT", errors.map((e) => e.message).join(" "), { errors });
-}
 
 /**
  * Creates a task and reserves its cost in one transaction (a D1 batch): the row (skipped when the account

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { errorResponses, headers as responseHeaders, withHeaders } from "../../errors/openapi";
 import { errorTypeBase } from "../../errors/problem";
+import { checkLiteralTargets } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
 import { requestFingerprint } from "../../idempotency/fingerprint";
 import { OPERATIONS, schemaNameOf } from "../../operations";
@@ -67,6 +68,12 @@ export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
       const { source_url, params } = c.req.valid("json");
       // A text mark no font can draw is refused before the key is claimed or the source fetched.
       await checkTextMark(c.env, params);
+      // URLs refused by their literal form (private, loopback, metadata in any spelling) are validation: the
+      // 400 naming the field comes before credits and before the account's share of the engine.
+      checkLiteralTargets(c.get("config").allowPrivateSources, {
+        sourceUrl: source_url,
+        watermarkUrl: (params as { watermark_url?: string }).watermark_url,
+      });
       const url = new URL(c.req.url);
       const { response, replayed } = await executeSync(
         {

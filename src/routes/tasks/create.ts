@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { errorResponses, headers } from "../../errors/openapi";
-import { targetResolver } from "../../fetch/targets";
+import { checkTargets, targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
 import { fieldErrors, validationError } from "../../http/validation";
 import { getOperation, OPERATION_TYPES } from "../../operations";
 import { checkTextMark } from "../../operations/text-mark";
-import { checkTaskTargets, createTask } from "../../tasks/create";
+import { createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { HttpUrl } from "../../util/http-url";
@@ -91,7 +91,7 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
     // What the run would refuse at once, refused now, before the credits are reserved: a text mark no font
     // can draw (or over the pixel budget) is the same 400 as on the synchronous route.
     await checkTextMark(c.env, params.data);
-    await checkTaskTargets(targetResolver(c.env, config), config.allowPrivateSources, {
+    await checkTargets(targetResolver(c.env, config), config.allowPrivateSources, {
       sourceUrl: body.source_url,
       watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,
       webhookUrl: body.webhook,
