@@ -1,6 +1,6 @@
 /**
  * npm run check: everything that must hold before a commit lands, in order:
- * generated Env types up to date, type check (Worker, Node scripts and tests, client, engine), the client's
+ * generated Env types up to date, no deep import across the Worker/engine seam (scripts/check-seam.ts), type check (Worker, Node scripts and tests, client, engine), the client's
  * generated types current, lint/format, and a wrangler deploy --dry-run build.
  */
 import { spawnSync } from "node:child_process";
@@ -13,6 +13,11 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETC
 
 const steps: [string, string, string[]][] = [
   ["Env types are current", bin("wrangler"), ["types", "--strict-vars=false", "--check"]],
+  [
+    "no deep import across the Worker/engine seam (shared code through @p6/contract)",
+    process.execPath,
+    ["scripts/check-seam.ts"],
+  ],
   ["type check: Worker and its tests", bin("tsc"), ["-p", "tsconfig.json"]],
   ["type check: scripts, bench, e2e", bin("tsc"), ["-p", "tsconfig.node.json"]],
   ["type check: TypeScript client", bin("tsc"), ["-p", "clients/typescript/tsconfig.json"]],

@@ -1,4 +1,4 @@
-import { checkUrl } from "../../containers/ffmpeg/src/security/address-policy";
+import { checkUrl } from "@p6/contract/address-policy";
 import type { Config } from "../config/config";
 import { type EngineResolveRequest, type MediaEngine, readEngineError } from "../engine";
 import { ApiError, type FieldError } from "../errors/api-error";

@@ -9,7 +9,7 @@ import {
   tiffOrientation as readTiffOrientation,
   shownSize,
   swapsAxes,
-} from "../../containers/ffmpeg/src/sniff";
+} from "@p6/contract/sniff";
 import type { Rgba } from "./rgba";
 
 /** 1 (as stored) … 8, as TIFF/EXIF number them. */

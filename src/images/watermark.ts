@@ -1,4 +1,4 @@
-import { readRgbProfile, withProfile } from "../../containers/ffmpeg/src/icc";
+import { readRgbProfile, withProfile } from "@p6/contract/icc";
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
 import { DecodeLimitError, ForEngineError, ImageInputError, UnsupportedCodingError } from "./errors";

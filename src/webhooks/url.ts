@@ -1,4 +1,4 @@
-import { addressRange, checkUrl } from "../../containers/ffmpeg/src/security/address-policy";
+import { addressRange, checkUrl } from "@p6/contract/address-policy";
 
 /** Loopback names (RFC 6761) and address ranges, in every spelling the address policy folds. */
 function isLoopback(url: URL, address: string | undefined): boolean {

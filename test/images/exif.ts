@@ -3,7 +3,7 @@
  * PNG (eXIf) or a WebP (EXIF chunk, VP8X layout), and extra PNG chunks (acTL makes an APNG). Shared by the
  * Worker's image tests and the engine's (pure: imports only the engine's pure icc.ts).
  */
-import { pngChunk } from "../../containers/ffmpeg/src/icc.ts";
+import { pngChunk } from "@p6/contract/icc";
 
 /** A TIFF header whose IFD0 holds one entry, Orientation = `orientation`, in either byte order. */
 export function tiffWithOrientation(orientation: number, order: "II" | "MM" = "MM"): Uint8Array {

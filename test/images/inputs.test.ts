@@ -4,8 +4,9 @@
  * browser shows them or refused by name, and 415 details that say what the file is. Inputs are generated here
  * or by the global setup (test/images/generate.ts); the same checks run on ../shared/corpus files when present.
  */
+
+import { readRgbProfile } from "@p6/contract/icc";
 import { describe, expect, it } from "vitest";
-import { readRgbProfile } from "../../containers/ffmpeg/src/icc";
 import { ImageInputError } from "../../src/images/errors";
 import type { Rgba } from "../../src/images/rgba";
 import { watermarkImage } from "../../src/images/watermark";

@@ -7,13 +7,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
+import { checkUrl } from "@p6/contract/address-policy";
+import { imageSize } from "@p6/contract/sniff";
 import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
 import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
-import { checkUrl } from "./security/address-policy.ts";
 import { type FetchPolicy, resolveUrl } from "./security/fetcher.ts";
 import { LIMITS } from "./security/limits.ts";
-import { imageSize } from "./sniff.ts";
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" };
 

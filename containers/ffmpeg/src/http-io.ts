@@ -5,8 +5,8 @@
 import { createReadStream } from "node:fs";
 import type http from "node:http";
 import { pipeline } from "node:stream/promises";
+import { checkUrl } from "@p6/contract/address-policy";
 import { EngineError, invalid } from "./protocol.ts";
-import { checkUrl } from "./security/address-policy.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
 import { describeBytes, LIMITS } from "./security/limits.ts";
 

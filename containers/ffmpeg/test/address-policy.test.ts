@@ -1,6 +1,7 @@
 /** The pure address policy shared with the Worker: every spelling of a private address is refused. */
+
+import { checkUrl, isForbiddenAddress } from "@p6/contract/address-policy";
 import { describe, expect, test } from "vitest";
-import { checkUrl, isForbiddenAddress } from "../src/security/address-policy.ts";
 
 const closed = { allowPrivate: false };
 const devMode = { allowPrivate: true };

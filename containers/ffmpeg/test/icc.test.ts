@@ -2,9 +2,10 @@
  * icc.ts (shared by the Worker and the engine): a profile read from one format and written into another is
  * read back by libvips (sharp), an independent reader, and the written file still decodes to the same pixels.
  */
+
+import { readRgbProfile, withProfile } from "@p6/contract/icc";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { readRgbProfile, withProfile } from "../src/icc.ts";
 
 const formats = ["png", "jpeg", "webp"] as const;
 const raw = { raw: { width: 33, height: 17, channels: 3 as const } };

@@ -1,6 +1,7 @@
 /**
- * The Worker-side client (src/engine) against a real engine: the protocol types agree, and the client
- * reads results, errors, progress and aborts as the Worker will.
+ * The Worker-side client (src/engine) against a real engine: the client reads results, errors, progress and
+ * aborts as the Worker will. Both sides compile against one protocol (@p6/contract/protocol), so no test
+ * compares copies of it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -12,8 +13,6 @@ import {
   urlTarget,
 } from "../../../src/engine/http-engine.ts";
 import { ENGINE_LOAD_HEADER, parseEngineLoad } from "../../../src/engine/load.ts";
-import { ENGINE_ERROR_STATUS, ENGINE_JOB_TYPES, ENGINE_PROTOCOL_VERSION } from "../../../src/engine/types.ts";
-import { ERROR_STATUS, JOB_TYPES, PROTOCOL_VERSION } from "../src/protocol.ts";
 import { fixtureUrl, jobId, media, SECRET, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
 
@@ -24,14 +23,6 @@ beforeAll(async () => {
   client = new HttpMediaEngine({ targets: [urlTarget(engine.url)], secret: SECRET });
 });
 afterAll(() => engine.close());
-
-describe("the two copies of the protocol", () => {
-  test("agree on version, job types and error codes", () => {
-    expect(ENGINE_PROTOCOL_VERSION).toBe(PROTOCOL_VERSION);
-    expect([...ENGINE_JOB_TYPES]).toEqual([...JOB_TYPES]);
-    expect(ENGINE_ERROR_STATUS).toEqual(ERROR_STATUS);
-  });
-});
 
 describe("HttpMediaEngine", () => {
   test("run: a file answer with its result and timing", async () => {

@@ -1,10 +1,10 @@
 /** Media sniffing from content, image headers, and the MP4 truncation check. */
 import { readFile } from "node:fs/promises";
+import { imageSize, mp4Truncation, sniff } from "@p6/contract/sniff";
 import { describe, expect, test } from "vitest";
 import { coverSize } from "../src/pipeline/extract-cover.ts";
 import { reduceRate } from "../src/pipeline/media-info.ts";
 import { escapeFilterValue } from "../src/pipeline/watermark.ts";
-import { imageSize, mp4Truncation, sniff } from "../src/sniff.ts";
 import { fixturePath } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
 

@@ -9,8 +9,8 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { type AddressPolicy, checkUrl, isForbiddenAddress } from "@p6/contract/address-policy";
 import { EngineError, invalid } from "../protocol.ts";
-import { type AddressPolicy, checkUrl, isForbiddenAddress } from "./address-policy.ts";
 import { describeBytes, LIMITS } from "./limits.ts";
 
 export interface ResolvedAddress {
