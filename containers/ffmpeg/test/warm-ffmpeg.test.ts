@@ -154,6 +154,27 @@ describe("warm ffmpeg commands", () => {
     expect(got.commands[0]!.at(-1)).toMatch(WARM_OUTPUT);
   });
 
+  test("a command that differs only in its output file's name does not take the process (issue 29)", async () => {
+    // A fast trim copies the video of a source with audio into video.mp4 (its audio is muxed in afterwards)
+    // and of one without audio straight into output.mp4: the same arguments but the output's name. The
+    // process left waiting by the first writes video.mp4; the second must not take it (it moved output.mp4,
+    // which is not there: ENOENT, a 500) and gets exactly what a cold engine gives.
+    const params = { start: 1, end: 2, mode: "fast" };
+    const withAudio = await twice(warm, "video.trim", media(FIXTURES.av), params);
+    expect(withAudio.status).toBe(200);
+    await settled();
+    const copy = waiting().find((c) => c.at(-1)?.endsWith("/video.mp4"));
+    expect(copy).toBeDefined();
+    const expected = await run(cold, "video.trim", media(FIXTURES.noAudio), params);
+    expect(expected.status).toBe(200);
+    // Same command but the output's name, so without the name in the shape the waiting one would be taken.
+    expect(shape(expected.commands[0]!)).toBe(shape(copy!));
+    expect(expected.commands[0]!.at(-1)).toMatch(/\/output\.mp4$/);
+    const got = await run(warm, "video.trim", media(FIXTURES.noAudio), params);
+    expect({ ...got, commands: undefined }).toEqual({ ...expected, commands: undefined });
+    expect(got.commands[0]!.at(-1)).not.toMatch(WARM_OUTPUT);
+  });
+
   test("a command of another shape does not take it, and long encodes leave nothing waiting", async () => {
     const first = await twice(warm, "video.extract-cover", media(FIXTURES.av), {});
     await settled();
@@ -273,12 +294,16 @@ describe("command shapes", () => {
   const shapeOf = (args: string[], refs: string[]) => warm.engine.warmCommands.shapeOf(args, refs, dir);
   const input = (ref: string) => ["-f", "mov", ...inputProtocolArgs(ref), "-i", ref];
 
-  test("the source and the output are what may differ", () => {
+  test("the source and the output's directory are what may differ", () => {
     const a = shapeOf([...input("file:/x/source"), "-c", "copy", `${dir}/output.mp4`], ["file:/x/source"]);
     const b = shapeOf([...input("http://r/s/1"), "-c", "copy", `${dir}/output.mp4`], ["http://r/s/1"]);
     expect(a).not.toBeNull();
     expect(a?.key).toBe(b?.key);
     expect(a?.outputName).toBe("output.mp4");
+    // The output's directory may differ, not its name (the waiting process writes the name it started with).
+    expect(
+      shapeOf([...input("file:/x/source"), "-c", "copy", `${dir}/video.mp4`], ["file:/x/source"])?.key,
+    ).not.toBe(a?.key);
     expect(
       shapeOf([...input("file:/x/source"), "-c", "aac", `${dir}/output.mp4`], ["file:/x/source"])?.key,
     ).not.toBe(a?.key);

@@ -9,8 +9,8 @@
  * reserved relay URL that no source is bound to yet and its output in a directory of its own: the process
  * starts up and waits on its first read. The next job whose command has the same shape binds its source to
  * that URL; the process then reads it like a cold one would, and its output file is moved into the job's
- * directory when it has exited. Only the source's spelling (relay URL or file) and the output path differ
- * from the cold command, so the output is the same.
+ * directory when it has exited. Only the source's spelling (relay URL or file) and the output's directory
+ * differ from the cold command, so the output is the same.
  *
  * A command qualifies when its only input is the job's source and the only file of the job it names is its
  * output, its last argument (a watermark's logo or text file does not). A shape is kept warm once it has
@@ -33,7 +33,7 @@ const OUTPUT = "\u0000output";
 /** Shapes remembered to tell one that comes again. */
 const RECENT_SHAPES = 64;
 
-/** A command without its source and its output file: what a waiting process can be taken for. */
+/** A command without its source and its output's directory: what a waiting process can be taken for. */
 export interface CommandShape {
   key: string;
   template: readonly string[];
@@ -81,7 +81,12 @@ export class WarmCommands {
     const i = template.indexOf(SOURCE_ARG);
     if (i < 2 || template.lastIndexOf(SOURCE_ARG) !== i || template[i - 1] !== "-i") return null;
     if (template.some((a) => a.includes(dir) || this.relay.names(a))) return null;
-    return { key: JSON.stringify(template), template, outputName: path.basename(out) };
+    // The output's name is part of the shape: a waiting process writes the name it was started with, and a
+    // job moves the file by its own command's name (a fast trim copies into video.mp4 or output.mp4 with
+    // otherwise the same arguments, as its source has audio or not: one taken for the other left nothing to
+    // move, ENOENT).
+    const outputName = path.basename(out);
+    return { key: JSON.stringify([...template, outputName]), template, outputName };
   }
 
   /**
