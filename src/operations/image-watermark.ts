@@ -110,7 +110,9 @@ export const imageWatermark = defineOperation({
       ({ width, height } = readImageHeader(base) ?? {});
     }
     if (width !== undefined && height !== undefined && forEngine(width, height)) {
-      await source.response.body?.cancel();
+      // A body already read (the size came from its bytes: a source too short for the engine's sniff, like a
+      // 26-byte WebP whose header claims 11330×446) is no stream to cancel: workerd throws "locked".
+      if (base === undefined) await source.response.body?.cancel();
       ctx.timing.add("fetch", performance.now() - started);
       // The engine fetches the source again (and the logo) through the same guarded fetcher.
       return onEngine(ctx, sourceUrl, params, height);

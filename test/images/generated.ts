@@ -14,7 +14,18 @@ export const IMAGE_FIXTURES = {
   cmykWithProfile: "img-cmyk-icc.jpg",
   /** 64×32 grayscale (one component) ramp. */
   gray: "img-gray.jpg",
+  /**
+   * 26 bytes: a lossless WebP header claiming 11330×446 (5 MP, above the in-Worker limit) and 6 bytes of
+   * data that do not decode, as mathiasbynens/small's webp.webp; too short for the engine's size sniff.
+   */
+  tinyWebp: "img-26-byte.webp",
 } as const;
+
+/** The bytes of IMAGE_FIXTURES.tinyWebp: RIFF, WEBP, a VP8L chunk of 6 bytes (signature 0x2f, 14-bit sizes − 1). */
+export const TINY_WEBP = [
+  ...[0x52, 0x49, 0x46, 0x46, 0x12, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x4c],
+  ...[0x06, 0, 0, 0, 0x2f, 0x41, 0x6c, 0x6f, 0x00, 0x6b],
+] as const;
 
 export const COLOUR_BARS = [
   [220, 30, 30],
