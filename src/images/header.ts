@@ -2,7 +2,11 @@
  * Format and dimensions from the first bytes of a PNG, JPEG or WebP, without decoding, so limits are checked
  * before any work starts. Anything else (or a header cut short) is not an image: null.
  */
+import { describeUnreadable } from "@p6/contract/sniff";
 import { exifOrientation, type Orientation, tiffOrientation } from "./orientation";
+
+/** Shared with the engine, whose fetch refuses such a file by the same name (@p6/contract/sniff). */
+export { describeUnreadable };
 
 export type ImageFormat = "jpeg" | "png" | "webp";
 
@@ -156,26 +160,4 @@ function webpOrientation(b: Uint8Array): Orientation {
     o += 8 + size + (size & 1); // chunks are padded to an even size
   }
   return 1;
-}
-
-/**
- * What a file that is not a readable PNG, JPEG or WebP is, for an error that says so: "a GIF", "a HEIF/HEIC
- * image", …; "a WebP file whose header cannot be read" for a known signature with a broken header; null when
- * nothing is recognised.
- */
-export function describeUnreadable(b: Uint8Array): string | null {
-  const head = ascii(b, 0, 12);
-  if (head.startsWith("GIF8")) return "a GIF";
-  if (head.slice(4, 8) === "ftyp") {
-    const brand = head.slice(8, 12);
-    if (brand === "avif" || brand === "avis") return "an AVIF image";
-    if (/^(heic|heix|hevc|heim|heis|mif1|msf1)$/.test(brand)) return "a HEIF/HEIC image";
-    return "an MP4/QuickTime file";
-  }
-  if (head.startsWith("BM")) return "a BMP image";
-  if (head.startsWith("II*\0") || head.startsWith("MM\0*")) return "a TIFF image";
-  if (PNG_SIGNATURE.every((v, i) => b[i] === v)) return "a PNG file whose header cannot be read";
-  if (b[0] === 0xff && b[1] === 0xd8) return "a JPEG file whose header cannot be read";
-  if (head.startsWith("RIFF") && head.slice(8) === "WEBP") return "a WebP file whose header cannot be read";
-  return null;
 }

@@ -11,7 +11,7 @@ import { copyFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
-import { COLOUR_BARS, CORPUS_IMAGES, IMAGE_FIXTURES, TINY_WEBP } from "./generated.ts";
+import { COLOUR_BARS, CORPUS_IMAGES, HEIC_HEAD, IMAGE_FIXTURES, TINY_WEBP } from "./generated.ts";
 
 const exec = promisify(execFile);
 
@@ -36,6 +36,7 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
     .jpeg({ quality: 95 })
     .toFile(out(IMAGE_FIXTURES.gray));
   await writeFile(out(IMAGE_FIXTURES.tinyWebp), Uint8Array.from(TINY_WEBP));
+  await writeFile(out(IMAGE_FIXTURES.heicHead), Uint8Array.from(HEIC_HEAD));
 
   const corpus = path.join(import.meta.dirname, "../../../shared/corpus");
   for (const name of CORPUS_IMAGES) {

@@ -19,6 +19,8 @@ export const IMAGE_FIXTURES = {
    * data that do not decode, as mathiasbynens/small's webp.webp; too short for the engine's size sniff.
    */
   tinyWebp: "img-26-byte.webp",
+  /** The first boxes of a HEIC still image (ftyp major brand heic, a meta box): what the sniff reads. */
+  heicHead: "img-head.heic",
 } as const;
 
 /** The bytes of IMAGE_FIXTURES.tinyWebp: RIFF, WEBP, a VP8L chunk of 6 bytes (signature 0x2f, 14-bit sizes − 1). */
@@ -26,6 +28,13 @@ export const TINY_WEBP = [
   ...[0x52, 0x49, 0x46, 0x46, 0x12, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x4c],
   ...[0x06, 0, 0, 0, 0x2f, 0x41, 0x6c, 0x6f, 0x00, 0x6b],
 ] as const;
+
+/** The bytes of IMAGE_FIXTURES.heicHead. */
+export const HEIC_HEAD = [
+  ...[0, 0, 0, 0x18, ..."ftypheic"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)),
+  ...[0, 0, 0, 0, ..."mif1heic"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)),
+  ...[0, 0, 0, 0x0c, ..."meta", 0, 0, 0, 0].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)),
+];
 
 export const COLOUR_BARS = [
   [220, 30, 30],

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
 import { checkUrl } from "@p6/contract/address-policy";
-import { imageSize } from "@p6/contract/sniff";
+import { imageSize, notAnImage } from "@p6/contract/sniff";
 import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
 import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
@@ -69,14 +69,14 @@ export async function fetchMedia(
             ? "video"
             : "audio"
           : sniffed.kind;
+    const head = await source.read(0, LIMITS.sniffBytes);
     if (sniffed === null || kind === null || !kinds.includes(kind)) {
       throw unsupported(
         kinds.length === 1 && kinds[0] === "image"
-          ? "the source is not a PNG, JPEG or WebP image"
+          ? notAnImage(head, field === "source_url" ? "the source" : "the watermark")
           : "the source media type is not supported",
       );
     }
-    const head = await source.read(0, LIMITS.sniffBytes);
     const size = await source.complete();
     const media: FetchedMedia = {
       kind,

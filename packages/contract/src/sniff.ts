@@ -350,3 +350,51 @@ export async function readImageHeader(
   }
   return null;
 }
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/**
+ * What a file that is not a readable PNG, JPEG or WebP is, for an error that says so: "a GIF", "a HEIF/HEIC
+ * image", …; "a WebP file whose header cannot be read" for a known signature with a broken header; null when
+ * nothing is recognised. The Worker's image.watermark (src/images) and the engine's fetch and image jobs name
+ * a refused file by it.
+ */
+export function describeUnreadable(b: Uint8Array): string | null {
+  const head = ascii(b, 0, 12);
+  if (head.startsWith("GIF8")) return "a GIF";
+  if (head.slice(4, 8) === "ftyp") {
+    const brand = head.slice(8, 12);
+    if (brand === "avif" || brand === "avis") return "an AVIF image";
+    if (/^(heic|heix|hevc|heim|heis|mif1|msf1)$/.test(brand)) return "a HEIF/HEIC image";
+    return "an MP4/QuickTime file";
+  }
+  if (head.startsWith("BM")) return "a BMP image";
+  if (head.startsWith("II*\0") || head.startsWith("MM\0*")) return "a TIFF image";
+  if (PNG_SIGNATURE.every((v, i) => b[i] === v)) return "a PNG file whose header cannot be read";
+  if (b[0] === 0xff && b[1] === 0xd8) return "a JPEG file whose header cannot be read";
+  if (head.startsWith("RIFF") && head.slice(8) === "WEBP") return "a WebP file whose header cannot be read";
+  return null;
+}
+
+/**
+ * The refusal of a file that is no PNG, JPEG or WebP, naming what it is when that is known (HEIC, GIF, …);
+ * `subject`: the file's name in it ("the source", "the watermark").
+ */
+export function notAnImage(head: Uint8Array, subject = "the source"): string {
+  const what = describeUnreadable(head);
+  return what === null
+    ? `${subject} is not a PNG, JPEG or WebP image`
+    : `${subject} is ${what}; PNG, JPEG and WebP are supported`;
+}
+
+/**
+ * A HEIF/HEIC or AVIF still image (an ISO-BMFF file whose major brand is an image's: its pictures are items,
+ * not a track ffmpeg reads), named for a refusal; null for anything else, image sequences (brands hevc, heis,
+ * msf1, avis: a track) included.
+ */
+export function stillImageInMp4(head: Uint8Array): string | null {
+  if (head.length < 12 || ascii(head, 4, 4) !== "ftyp") return null;
+  const brand = ascii(head, 8, 4);
+  if (/^(heic|heix|heim|mif1)$/.test(brand)) return "a HEIF/HEIC image";
+  return brand === "avif" ? "an AVIF image" : null;
+}

@@ -7,7 +7,15 @@ import type { EngineConfig } from "../config.ts";
 import { EngineError, type EngineResult, unsupported } from "../protocol.ts";
 import { type FetchPolicy, openSource } from "../security/fetcher.ts";
 import { LIMITS } from "../security/limits.ts";
-import { type ImageHeader, mp4Truncation, readImageHeader, type Sniffed, sniff } from "../sniff.ts";
+import {
+  type ImageHeader,
+  mp4Truncation,
+  notAnImage,
+  readImageHeader,
+  type Sniffed,
+  sniff,
+  stillImageInMp4,
+} from "../sniff.ts";
 import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";
 import type { Relay } from "./relay.ts";
@@ -140,6 +148,8 @@ export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promis
   if (sniffed.kind === "image") {
     throw unsupported(`the source is an image (${sniffed.format}), not audio or video`);
   }
+  const still = sniffed.demuxer === "mov" ? stillImageInMp4(await source.read(0, LIMITS.sniffBytes)) : null;
+  if (still !== null) throw unsupported(`the source is ${still}, not audio or video`);
   if (sniffed.demuxer === "mov" && (source.declaredBytes !== null || source.done)) {
     const total = await source.totalBytes();
     const cut = await mp4Truncation((o, l) => source.read(o, l), total, 16 * 1024 * 1024);
@@ -258,7 +268,7 @@ export async function prepareImage(ctx: JobContext, sourceUrl: string): Promise<
   const maxBytes = Math.min(ctx.maxSourceBytes, LIMITS.maxImageBytes);
   const { source, sniffed } = await openInput(ctx, sourceUrl, "source_url", maxBytes, "source");
   if (sniffed === null || sniffed.kind !== "image") {
-    throw unsupported("the source is not a PNG, JPEG or WebP image");
+    throw unsupported(notAnImage(await source.read(0, LIMITS.sniffBytes)));
   }
   const header = await checkedImageHeader(source, sniffed.format, "the image");
   ctx.markFetched();
