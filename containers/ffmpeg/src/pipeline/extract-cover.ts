@@ -6,6 +6,7 @@ import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
+import { runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, readParams, SECONDS, sec } from "./params.ts";
@@ -102,6 +103,52 @@ async function extract(ctx: JobContext, input: Input, p: CoverParams, time: numb
   return out;
 }
 
+/** Bytes of the output, 0 when ffmpeg wrote none (an image muxer given no frame may not create the file). */
+const sizeOf = (file: string): Promise<number> =>
+  stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
+
+/** Seconds of the source before `time` whose packets are listed first for the frame shown at `time`. */
+const LOOK_BACK = 10;
+/** Seconds past `time` listed too: with B-frames, a frame shown before it may come later in decode order. */
+const REORDER = 2;
+
+/**
+ * Where the last video frame at or before `time` (seconds from the input's start) is presented, a hair early
+ * so that a seek there lands on it (ffmpeg keeps the frames at or after its `-ss`); its packets are listed,
+ * not decoded: the last LOOK_BACK seconds, else from the start (one frame shown longer). Null when none is
+ * listed or their times are unknown. Packets an edit list hides (flag D) are never shown.
+ */
+async function lastFrameAtOrBefore(ctx: JobContext, input: Input, time: number): Promise<number | null> {
+  const { startTime } = input.info;
+  const at = startTime + time;
+  for (const from of [Math.max(0, at - LOOK_BACK), 0]) {
+    const probe = await runFfprobe(
+      ctx.config.binaries.ffprobe,
+      [
+        ...[
+          "-select_streams",
+          String(input.info.video!.index),
+          "-read_intervals",
+          `${sec(from)}%${sec(at + REORDER)}`,
+        ],
+        ...["-show_entries", "packet=pts_time,flags", ...input.args()],
+      ],
+      ctx.signal,
+    );
+    const times = (probe.packets ?? [])
+      .filter((packet) => !(packet.flags ?? "").includes("D"))
+      .map((packet) => Number(packet.pts_time ?? Number.NaN));
+    if (times.some((t) => !Number.isFinite(t))) return null;
+    const before = times.filter((t) => t <= at + 1e-6);
+    if (before.length > 0) return Math.max(0, Math.max(...before) - startTime - 1e-6);
+    if (from === 0) return null;
+  }
+  return null;
+}
+
 async function run(ctx: JobContext, input: Input, p: CoverParams) {
   const video = input.info.video;
   if (video === null) throw unsupported("the source has no video stream");
@@ -111,12 +158,18 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
   }
   const time = p.time ?? (duration !== null && duration < 2 ? duration / 2 : 1);
   let out = await extract(ctx, input, p, time);
-  let size = (await stat(out)).size;
+  let size = await sizeOf(out);
   if (size === 0) {
-    // Past the last decodable frame (durations are often a little longer than the video track): step back.
+    // No frame starts at or after `time`: the one shown then is the last before it, still on screen (a
+    // container's duration often runs past its video's last frame; an 8×8 WebM of one frame at 0 states 1 s).
+    // When that frame does not decode either (a file cut short), a few frames before the end, as before.
+    const shown = await lastFrameAtOrBefore(ctx, input, time);
     const back = Math.max(0, (duration ?? time) - 3 / (video.fpsValue || 25));
-    out = await extract(ctx, input, p, Math.min(back, time));
-    size = (await stat(out)).size;
+    for (const at of [...(shown === null ? [] : [shown]), Math.min(back, time)]) {
+      out = await extract(ctx, input, p, at);
+      size = await sizeOf(out);
+      if (size > 0) break;
+    }
     if (size === 0) throw unsupported("no frame could be decoded at that time");
   }
   const info = await outputInfo(out, p.format, ctx.config.binaries.ffprobe, ctx.signal);
