@@ -1,0 +1,199 @@
+/**
+ * The client as a consumer gets it: `npm pack` (its prepack builds dist/ with tsdown), the tarball installed
+ * into an empty folder with its dependencies (packed from the repository's node_modules, installed offline),
+ * then used from there: on every Node found on PATH (Debian's Node 20 here) and the Node 22 running the tests,
+ * type-checked as a consumer's TypeScript project, bundled for a browser and for a Worker (then run in workerd).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { build } from "esbuild";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const client = path.resolve(import.meta.dirname, "..");
+const root = path.resolve(client, "../..");
+const here = path.join(import.meta.dirname, "package");
+let dir = "";
+let tarball = "";
+
+/** The client's runtime dependencies and theirs, as installed in the repository. */
+function dependencyDirs(): string[] {
+  const found = new Map<string, string>();
+  const visit = (from: string) => {
+    const pkg = createRequire(path.join(from, "package.json"))(path.join(from, "package.json"));
+    for (const name of Object.keys(pkg.dependencies ?? {})) {
+      if (found.has(name)) continue;
+      let at = from;
+      for (;;) {
+        const candidate = path.join(at, "node_modules", name);
+        try {
+          found.set(name, realpathSync(candidate));
+          break;
+        } catch {
+          if (at === path.dirname(at)) throw new Error(`${name} is not installed`);
+          at = path.dirname(at);
+        }
+      }
+      visit(found.get(name)!);
+    }
+  };
+  visit(client);
+  return [...found.values()];
+}
+
+/** Every distinct node binary on PATH, plus the one running this test (Node ≥ 22.18). */
+function nodes(): { bin: string; version: string }[] {
+  const onPath = spawnSync("which", ["-a", "node"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  const bins = new Map<string, string>();
+  for (const bin of [process.execPath, ...onPath]) {
+    const real = realpathSync(bin);
+    if (!bins.has(real)) bins.set(real, bin);
+  }
+  return [...bins.values()].map((bin) => ({
+    bin,
+    version: execFileSync(bin, ["--version"], { encoding: "utf8" }).trim(),
+  }));
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "p6-client-pack-"));
+  execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: client, stdio: "pipe" });
+  tarball = readdirSync(dir).find((f) => f.startsWith("p6-media-client-"))!;
+  for (const dep of dependencyDirs()) {
+    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, dep], { stdio: "pipe" });
+  }
+  writeFileSync(
+    path.join(dir, "package.json"),
+    '{ "name": "consumer", "private": true, "type": "module" }\n',
+  );
+  const tarballs = readdirSync(dir).filter((f) => f.endsWith(".tgz"));
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", ...tarballs], {
+    cwd: dir,
+    stdio: "pipe",
+  });
+  for (const file of ["smoke.mjs", "consumer.ts", "worker.mjs"]) {
+    copyFileSync(path.join(here, file), path.join(dir, file));
+  }
+}, 120_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the packed client", () => {
+  it("holds the built JavaScript and declarations, not the sources", () => {
+    const listing = execFileSync("tar", ["-tzf", path.join(dir, tarball)], { encoding: "utf8" });
+    expect(listing.split("\n").filter(Boolean).sort()).toEqual([
+      "package/README.md",
+      "package/dist/index.d.ts",
+      "package/dist/index.js",
+      "package/package.json",
+    ]);
+  });
+
+  const found = nodes();
+  it("is run on Node 22 and on every other Node on PATH", () => {
+    expect(found.map((n) => n.version)).toContain(process.version);
+  });
+
+  it.each(found)("works installed on Node $version ($bin)", ({ bin, version }) => {
+    const result = spawnSync(bin, ["smoke.mjs"], { cwd: dir, encoding: "utf8", timeout: 30_000 });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(`ok ${version}`);
+    expect(result.status).toBe(0);
+  });
+
+  it("type-checks as a dependency of a TypeScript project (nodenext)", () => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        path.join(root, "node_modules/typescript/bin/tsc"),
+        "--noEmit",
+        "--strict",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--lib",
+        "es2022,dom",
+        "--types",
+        "",
+        "consumer.ts",
+      ],
+      { cwd: dir, encoding: "utf8" },
+    );
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  it("bundles for a browser and for a neutral platform without Node built-ins", async () => {
+    for (const options of [
+      { platform: "browser" as const },
+      { platform: "neutral" as const, mainFields: ["module", "main"] },
+    ]) {
+      const result = await build({
+        stdin: { contents: 'export * from "@p6/media-client";', resolveDir: dir, loader: "js" },
+        bundle: true,
+        format: "esm",
+        write: false,
+        logLevel: "silent",
+        ...options,
+      });
+      expect(result.errors).toEqual([]);
+      const code = result.outputFiles[0]!.text;
+      expect(code).not.toMatch(/from ["']node:|require\(["'](node:)?(crypto|buffer|http)["']\)/);
+      expect(code).toContain("verifyWebhook");
+    }
+  });
+
+  it("runs in a Worker (bundled like wrangler, in workerd)", async () => {
+    const api = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ id: "r1", key: req.headers["idempotency-key"] }));
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const bundle = await build({
+      entryPoints: [path.join(dir, "worker.mjs")],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      conditions: ["workerd", "worker", "browser"],
+      mainFields: ["browser", "module", "main"],
+      write: false,
+      logLevel: "silent",
+    });
+    const mf = new Miniflare(
+      convertV4MiniflareOptions({
+        modules: true,
+        script: bundle.outputFiles[0]!.text,
+        compatibilityDate: "2025-09-01",
+        bindings: { API_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}` },
+      }),
+    );
+    try {
+      const answer = await (await mf.dispatchFetch("http://worker/")).json();
+      expect(answer).toMatchObject({
+        status: 200,
+        data: { id: "r1", key: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      });
+      expect((answer as { webhook: unknown }).webhook).toMatchObject({
+        id: "msg_1",
+        event: "completed",
+        task: { id: "t1" },
+      });
+    } finally {
+      await mf.dispose();
+      api.close();
+    }
+  }, 60_000);
+});
