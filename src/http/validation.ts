@@ -3,13 +3,19 @@ import { ApiError, type FieldError } from "../errors/api-error";
 
 type Target = "json" | "query" | "param" | "header" | "form" | "cookie";
 
+/**
+ * A header name as HTTP specifications spell it: idempotency-key → Idempotency-Key, if-none-match →
+ * If-None-Match. Hono hands header validators lower-case names; errors and the OpenAPI document use these.
+ */
+export function canonicalHeaderName(name: string): string {
+  return name.replace(/(^|-)(\w)/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase());
+}
+
 /** Field names as the client wrote them: body fields bare (source_url, params.start), query too. */
 function fieldName(target: Target, path: PropertyKey[]) {
   const name = path.map(String).join(".");
   if (target === "json" || target === "query" || target === "param") return name || "body";
-  // Header names as HTTP writes them: idempotency-key → Idempotency-Key.
-  if (target === "header")
-    return name.replace(/(^|-)(\w)/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase());
+  if (target === "header") return canonicalHeaderName(name);
   return name ? `${target}.${name}` : target;
 }
 

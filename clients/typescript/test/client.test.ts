@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import createClient from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createP6Client, retryAfterMs, verifyWebhook, waitForTask } from "../src/index.ts";
+import { createP6Client, type paths, retryAfterMs, verifyWebhook, waitForTask } from "../src/index.ts";
 
 /** A loopback server scripted per test: each request gets the next answer (the last one repeats). */
 async function scripted(answers: ((req: IncomingMessage, res: ServerResponse) => void)[]) {
@@ -15,7 +16,11 @@ async function scripted(answers: ((req: IncomingMessage, res: ServerResponse) =>
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { seen, client: createP6Client({ baseUrl, apiKey: "p6_test:secret", retry: { baseDelayMs: 1 } }) };
+  return {
+    seen,
+    baseUrl,
+    client: createP6Client({ baseUrl, apiKey: "p6_test:secret", retry: { baseDelayMs: 1 } }),
+  };
 }
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(() => {
@@ -62,6 +67,17 @@ describe("createP6Client", () => {
       body: { type: "video.probe", source_url: "https://example.com/a.mp4" },
     });
     expect(seen.map((req) => req.headers["idempotency-key"])).toEqual(["mine", undefined]);
+  });
+
+  // Type-checked by npm run check: the generated paths name the header as the document does, canonically.
+  it("a plain openapi-fetch client over the generated types takes Idempotency-Key as spelled", async () => {
+    const { seen, baseUrl } = await scripted([json(200, { id: "r1" })]);
+    const plain = createClient<paths>({ baseUrl });
+    await plain.POST("/v1/video/probe", {
+      params: { header: { "Idempotency-Key": "order-1" } },
+      body: { source_url: "https://example.com/a.mp4" },
+    });
+    expect(seen[0]!.headers["idempotency-key"]).toBe("order-1");
   });
 
   it("retries a 503 only when repeating cannot do the work twice", async () => {

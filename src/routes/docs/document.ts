@@ -1,4 +1,5 @@
 import { headers } from "../../errors/openapi";
+import { canonicalHeaderName } from "../../http/validation";
 
 /**
  * Passes over the generated OpenAPI document (plain JSON) for what holds across routes rather than in one
@@ -134,4 +135,20 @@ export function pruneComponents<D extends object>(document: D): D {
     if (names.length > 0) kept[kind] = Object.fromEntries(names.map((name) => [name, group[name]]));
   }
   return { ...doc, components: kept } as D;
+}
+
+/**
+ * Request header parameters under their canonical names (Idempotency-Key, Prefer, If-None-Match). The route
+ * schemas name them in lower case because Hono validates headers by their lower-case names; a generated client
+ * types the name the document gives, and the spelling every doc and example uses is the canonical one.
+ */
+export function canonicalHeaderParameters(document: object) {
+  for (const operation of operations(document as Json, ["paths"])) {
+    if (!Array.isArray(operation.parameters)) continue;
+    for (const parameter of operation.parameters) {
+      if (isObject(parameter) && parameter.in === "header" && typeof parameter.name === "string") {
+        parameter.name = canonicalHeaderName(parameter.name);
+      }
+    }
+  }
 }

@@ -1,7 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { RESPONSE_HEADERS } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
-import { declareCommonHeaders, describeRequestDefaults, pruneComponents } from "./document";
+import {
+  canonicalHeaderParameters,
+  declareCommonHeaders,
+  describeRequestDefaults,
+  pruneComponents,
+} from "./document";
 import { registerWebhooks } from "./webhooks";
 
 const DESCRIPTION = `Media processing: watermark, trim, probe and extract from images, video and audio given by a public URL —
@@ -47,6 +52,7 @@ function build(app: OpenAPIHono<AppEnv>) {
     }),
   );
   declareCommonHeaders(full);
+  canonicalHeaderParameters(full);
   describeRequestDefaults(full);
   const pick = (admin: boolean) =>
     pruneComponents({

@@ -15,7 +15,7 @@ const client = createClient<paths>({
   },
 });
 const source_url = "https://example.com/in.mp4";
-const key = { header: { "idempotency-key": "order-1234" } };
+const key = { header: { "Idempotency-Key": "order-1234" } };
 
 export async function integration() {
   const created = await client.POST("/v1/tasks", { body: { type: "video.probe", source_url } });

@@ -154,7 +154,7 @@ describe("OpenAPI documents", () => {
     expect(Object.keys(item.get!.responses["206"]!.content!)).toEqual(types);
     expect(item.head!.responses["200"]!.content).toBeUndefined();
     expect(item.get!.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(
-      expect.arrayContaining(["header range", "header if-range", "header if-none-match"]),
+      expect.arrayContaining(["header Range", "header If-Range", "header If-None-Match"]),
     );
   });
 
@@ -212,6 +212,23 @@ describe("OpenAPI documents", () => {
         expect(doc.components.headers).toHaveProperty([node.$ref.split("/").pop()!]);
       }
     }
+  });
+
+  it("names request headers as the HTTP specifications spell them (Idempotency-Key, Prefer, If-None-Match)", async () => {
+    const doc = await publicDoc();
+    const spelled = new Set(
+      operations(doc).flatMap(({ op }) =>
+        (op.parameters ?? []).filter((p) => p.in === "header").map((p) => p.name),
+      ),
+    );
+    // RFC 9110 (Range, If-Range, If-None-Match), RFC 7240 (Prefer), draft-ietf-httpapi-idempotency-key-header.
+    expect([...spelled].sort()).toEqual([
+      "Idempotency-Key",
+      "If-None-Match",
+      "If-Range",
+      "Range",
+      "X-Debug-Timing",
+    ]);
   });
 
   it("POST /v1/tasks: a oneOf over every task type, discriminated by type, each with its own params", async () => {

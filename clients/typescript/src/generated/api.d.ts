@@ -1847,9 +1847,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2054,9 +2054,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2261,9 +2261,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2468,9 +2468,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2675,9 +2675,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2882,9 +2882,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -3089,9 +3089,9 @@ export interface operations {
       query?: never;
       header: {
         /** @description Required. The same key with the same body replays the original result without charging again. */
-        "idempotency-key": string;
+        "Idempotency-Key": string;
         /** @description Any non-empty value adds Server-Timing (auth, engine, fetch, process, store, total). */
-        "x-debug-timing"?: string;
+        "X-Debug-Timing"?: string;
       };
       path?: never;
       cookie?: never;
@@ -3301,11 +3301,11 @@ export interface operations {
       };
       header?: {
         /** @description One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file. */
-        range?: string;
+        Range?: string;
         /** @description An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file. */
-        "if-range"?: string;
+        "If-Range"?: string;
         /** @description An ETag the client holds: 304 while it matches. */
-        "if-none-match"?: string;
+        "If-None-Match"?: string;
       };
       path: {
         file_id: string;
@@ -3464,11 +3464,11 @@ export interface operations {
       };
       header?: {
         /** @description One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file. */
-        range?: string;
+        Range?: string;
         /** @description An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file. */
-        "if-range"?: string;
+        "If-Range"?: string;
         /** @description An ETag the client holds: 304 while it matches. */
-        "if-none-match"?: string;
+        "If-None-Match"?: string;
       };
       path: {
         file_id: string;
