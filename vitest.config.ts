@@ -104,7 +104,13 @@ const browser = defineProject({
 
 /** The TypeScript client (clients/typescript) on its own: Node, against loopback servers. */
 const client = defineProject({
-  test: { name: "client", environment: "node", include: ["clients/typescript/test/**/*.test.ts"] },
+  test: {
+    name: "client",
+    environment: "node",
+    include: ["clients/typescript/test/**/*.test.ts"],
+    // The packed client's checks spawn tsc, npm and workerd: seconds each on a busy 2-core machine.
+    testTimeout: 60_000,
+  },
 });
 
 export default defineConfig({
