@@ -6,13 +6,15 @@
  *     Indic scripts not bundled from fonts-noto-core, the emoji pack) into the FONTS bucket, one at a time;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
- *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile).
+ *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile): Docker
+ *     is checked (`docker info`) with the login, before anything is created.
  *
  *   npm run deploy                   do it
  *   npm run deploy -- --dry-run      print every step, touch nothing remote, run `wrangler deploy --dry-run`
  *   npm run deploy -- --config <f>   another wrangler config (default: wrangler.toml)
  *
- * P6_WRANGLER runs another wrangler executable (the tests use a stand-in that records its calls).
+ * P6_WRANGLER runs another wrangler executable (the tests use a stand-in that records its calls); P6_DOCKER
+ * another docker.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -55,6 +57,21 @@ const SECRETS: { name: string; generate: boolean; purpose: string }[] = [
     purpose: "the secret shared by the Worker and its engine containers",
   },
 ];
+
+/** The engine's image is built locally by `wrangler deploy`: without a running Docker it fails at the very end. */
+const docker = process.env.P6_DOCKER ?? "docker";
+const DOCKER_PURPOSE =
+  "Docker builds the engine's image, containers/ffmpeg/Dockerfile, which wrangler deploy pushes to Cloudflare";
+
+function checkDocker() {
+  console.log(`   $ ${docker} info`);
+  const result = spawnSync(docker, ["info", "--format", "{{.ServerVersion}}"], { encoding: "utf8" });
+  if (result.error || result.status !== 0) {
+    const why = result.error ? result.error.message : (result.stderr || result.stdout).trim().split("\n")[0];
+    throw new Error(`Docker is needed and not usable (${why}): ${DOCKER_PURPOSE}`);
+  }
+  console.log(`   Docker ${result.stdout.trim()}: ready`);
+}
 
 let stepNumber = 0;
 function step(title: string) {
@@ -154,9 +171,20 @@ console.log(
   `   ERROR_TYPE_BASE: ${errorTypeBase || "unset (problem types are <request origin>/errors/<suffix>; see docs/deploy.md)"}`,
 );
 
-step("Logged in to Cloudflare");
-if (dryRun) console.log(`   would run: ${show(["whoami"])}`);
-else run(["whoami"]);
+if (dryRun) {
+  // Nothing is asked of Cloudflare or Docker here: say what the real deploy checks, never that it passed.
+  step("Cloudflare login (not checked: dry run)");
+  console.log(
+    `   would run: ${show(["whoami"])} (needs \`wrangler login\` or CLOUDFLARE_API_TOKEN; stops the deploy if it fails)`,
+  );
+  step("Docker (not checked: dry run)");
+  console.log(`   would run: ${docker} info (${DOCKER_PURPOSE}; stops the deploy if it fails)`);
+} else {
+  step("Cloudflare login");
+  run(["whoami"]);
+  step("Docker");
+  checkDocker();
+}
 
 // 2. Resources, created when absent.
 step(`D1 database ${database!.database_name}`);

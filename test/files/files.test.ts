@@ -23,6 +23,24 @@ describe("GET /files/{file_id}/{name}", () => {
     expect(await head.text()).toBe("");
   });
 
+  it("every answer carries Content-Security-Policy: default-src 'none'; sandbox (200, 206, 304, HEAD, errors)", async () => {
+    const { path } = await stored({ name: "page.html" });
+    const etag = (await call(path)).headers.get("etag")!;
+    const answers = [
+      await call(path),
+      await call(path, { method: "HEAD" }),
+      await call(path, { headers: { Range: "bytes=0-9" } }),
+      await call(path, { headers: { "If-None-Match": etag } }),
+      await call(path.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1}`)),
+      await call(path.split("?")[0]!),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 206, 304, 403, 400]);
+    for (const response of answers) {
+      expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+      await response.body?.cancel();
+    }
+  });
+
   it("Range → 206 with Content-Range; suffix ranges too", async () => {
     const { path } = await stored();
     const part = await call(path, { headers: { Range: "bytes=10-19" } });

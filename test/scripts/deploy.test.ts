@@ -4,7 +4,15 @@
  * `wrangler deploy --dry-run` to the real wrangler, which builds the Worker locally.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -61,6 +69,12 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-test-"));
   writeFileSync(path.join(dir, "wrangler"), STAND_IN);
   chmodSync(path.join(dir, "wrangler"), 0o755);
+  // A Docker that answers `docker info` like a running daemon; a test may replace it.
+  writeFileSync(
+    path.join(dir, "docker"),
+    '#!/bin/sh\necho "docker $*" >> "$(dirname "$0")/docker.log"\necho 27.5.1\n',
+  );
+  chmodSync(path.join(dir, "docker"), 0o755);
   writeFileSync(path.join(dir, "calls.jsonl"), "");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,6 +92,7 @@ function deploy(account: Account, args: string[], env: Record<string, string> = 
     env: {
       ...quiet,
       P6_WRANGLER: path.join(dir, "wrangler"),
+      P6_DOCKER: path.join(dir, "docker"),
       P6_REAL_WRANGLER: realWrangler,
       P6_FAKE_STATE: path.join(dir, "state.json"),
       P6_FAKE_LOG: path.join(dir, "calls.jsonl"),
@@ -128,6 +143,21 @@ describe("npm run deploy -- --dry-run", () => {
     ]) {
       expect(run.output).toContain(line);
     }
+  });
+
+  test("says what it would check (login, Docker) and never that it logged in", () => {
+    const run = deploy(EMPTY, ["--dry-run"]);
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).not.toMatch(/Logged in/i);
+    expect(run.output).toContain("Cloudflare login (not checked: dry run)");
+    expect(run.output).toContain("would run: wrangler whoami");
+    expect(run.output).toContain("Docker (not checked: dry run)");
+    expect(run.output).toMatch(
+      /would run: \S*docker info \(Docker builds the engine's image, containers\/ffmpeg\/Dockerfile/,
+    );
+    // Neither wrangler whoami nor docker was run.
+    expect(run.commands.some((c) => c.startsWith("whoami"))).toBe(false);
+    expect(existsSync(path.join(dir, "docker.log"))).toBe(false);
   });
 });
 
@@ -192,6 +222,23 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
       expect(run.commands.at(-1)).toBe("deploy");
       expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("no usable Docker: stops after the login check, before creating anything", () => {
+    writeFileSync(
+      path.join(dir, "docker"),
+      "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n",
+    );
+    const config = configCopy();
+    try {
+      const run = deploy(EMPTY, ["--config", config], { ADMIN_TOKEN: "operator-token" });
+      expect(run.status).not.toBe(0);
+      expect(run.output).toContain("Docker is needed and not usable (Cannot connect to the Docker daemon)");
+      expect(run.output).toContain("engine's image, containers/ffmpeg/Dockerfile");
+      expect(run.commands).toEqual(["whoami"]);
     } finally {
       rmSync(config, { force: true });
     }

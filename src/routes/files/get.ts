@@ -53,7 +53,14 @@ const header = (description: string, example: string) => ({
   description,
   schema: { type: "string" as const, example },
 });
+/**
+ * A stored file is never a document of this origin: `sandbox` gives it an opaque origin (no cookies, storage
+ * or same-origin requests) even where a browser renders it, and `default-src 'none'` lets it load nothing.
+ */
+export const FILE_CSP = "default-src 'none'; sandbox";
+
 const fileHeaders = {
+  "Content-Security-Policy": header("Always, on every answer of /files.", FILE_CSP),
   ETag: header("Strong entity tag of the file.", '"3858f62230ac3c915f300c664312c63f"'),
   "Accept-Ranges": header("Always `bytes`.", "bytes"),
   "Content-Length": header("Bytes in this response's body.", "1048576"),
@@ -97,6 +104,11 @@ const route = (method: "get" | "head") =>
 export function registerFileRoutes(app: OpenAPIHono<AppEnv>) {
   // Hono answers HEAD through the GET handler (without the body); the document lists it as its own operation.
   app.openAPIRegistry.registerPath(route("head"));
+  // Every answer, errors and 304 included (the error handler's response passes back through here).
+  app.use("/files/*", async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", FILE_CSP);
+  });
   app.openapi(route("get"), async (c) => {
     const { file_id, name } = c.req.valid("param");
     const { expires, signature } = c.req.valid("query");

@@ -3319,6 +3319,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Always, on every answer of /files. */
+          "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
           /** @description Always `bytes`. */
@@ -3351,6 +3353,8 @@ export interface operations {
       206: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Always, on every answer of /files. */
+          "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
           /** @description Always `bytes`. */
@@ -3482,6 +3486,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Always, on every answer of /files. */
+          "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
           /** @description Always `bytes`. */
@@ -3500,6 +3506,8 @@ export interface operations {
       206: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description Always, on every answer of /files. */
+          "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
           /** @description Always `bytes`. */
