@@ -1,7 +1,7 @@
 import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import { bytesToBase64 } from "../util/encoding";
-import { COMMON_PASSWORDS } from "./common-passwords";
+import { estimateStrength, MIN_SCORE } from "./password-strength";
 
 const scrypt = promisify(scryptCallback) as (
   password: string,
@@ -22,18 +22,21 @@ export const MAX_PASSWORD_LENGTH = 256;
 export const KDF = { logN: 14, r: 8, p: 1, saltBytes: 16, hashBytes: 32 } as const;
 type Params = { logN: number; r: number; p: number };
 
-/** Why a new password is refused, or null when it is acceptable. */
+/**
+ * Why a new password is refused, or null when it is acceptable: the length rules, then zxcvbn's estimate
+ * (src/users/password-strength.ts), whose warning and suggestions are what the form shows.
+ */
 export function passwordProblem(password: string, email?: string): string | null {
   if ([...password].length < MIN_PASSWORD_LENGTH) {
     return `At least ${MIN_PASSWORD_LENGTH} characters.`;
   }
   if (password.length > MAX_PASSWORD_LENGTH) return `At most ${MAX_PASSWORD_LENGTH} characters.`;
-  const lower = password.toLowerCase();
-  if (COMMON_PASSWORDS.has(lower) || /^(.)\1+$/u.test(password)) {
-    return "This password is among the most common ones; choose another.";
-  }
-  if (email && lower === email.toLowerCase()) return "The password cannot be the email address.";
-  return null;
+  if (email && password.toLowerCase() === email.toLowerCase())
+    return "The password cannot be the email address.";
+  const strength = estimateStrength(password, email);
+  if (strength.score >= MIN_SCORE) return null;
+  const advice = [strength.warning ?? "This password would be easy to guess.", ...strength.suggestions];
+  return `Too easy to guess. ${advice.join(" ")}`;
 }
 
 const b64 = (bytes: Uint8Array) => bytesToBase64(bytes).replace(/=+$/, "");

@@ -11,6 +11,11 @@ const accountOf = async (email: string) =>
     .bind(email.toLowerCase())
     .first<{ account_id: string }>())!.account_id;
 
+const accountCount = async (email: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM users WHERE email = ?")
+    .bind(email.toLowerCase())
+    .first<{ n: number }>())!.n;
+
 describe("console pages", () => {
   it("sign-up: one account, its owner, a working default key shown once, a unique email", async () => {
     const { client, email, key, html } = await signedUp();
@@ -37,16 +42,35 @@ describe("console pages", () => {
   });
 
   it.each([
-    ["too short", "short pass"],
-    ["common", "password1234"],
-    ["one character", "aaaaaaaaaaaaaaaa"],
-  ])("sign-up refuses a %s password", async (_, password) => {
+    ["too short", "short pass", "At least 12 characters."],
+    ["common", "password1234", "similar to a commonly used password"],
+    ["one character", "aaaaaaaaaaaaaaaa", "Repeated characters"],
+    ["keyboard row", "qwertyuiopas", "Too easy to guess."],
+    ["two common words", "correcthorse", "Add more words that are less common."],
+    ["repeated pattern", "abcabcabcabc", "Repeated character patterns"],
+    ["near repeat", "aaaaaaaaaaab", "Repeated characters"],
+  ])("sign-up refuses a %s password, with the estimator's feedback", async (_, password, feedback) => {
+    const email = newEmail();
     const response = await new DashboardClient().submit("/console/sign-up", "/console/sign-up", {
-      email: newEmail(),
+      email,
       password,
     });
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain('id="field-password-error"');
+    const html = await response.text();
+    const error = /id="field-password-error"[^>]*>([^<]*)</.exec(html)?.[1];
+    expect(error).toContain(feedback);
+    expect(await accountCount(email)).toBe(0);
+  });
+
+  it("a password made of the email's own name is refused; a long passphrase is accepted", async () => {
+    const refused = await new DashboardClient().submit("/console/sign-up", "/console/sign-up", {
+      email: "jonathanwalsh@example.com",
+      password: "jonathanwalsh1",
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("personal");
+    const accepted = await signedUp(newEmail(), new DashboardClient(), "plum kettle orbit sandal");
+    expect(accepted.key).toMatch(/^p6_/);
   });
 
   it("keys: a read-only key is refused on POST, revoking needs a confirmation, then 401", async () => {

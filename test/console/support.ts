@@ -8,8 +8,8 @@ let counter = 0;
 export const newEmail = () => `User${++counter}.${crypto.randomUUID().slice(0, 8)}@Example.com`;
 
 /** A customer signed up through the real form; returns the client (signed in), the key shown and the page. */
-export async function signedUp(email = newEmail(), client = new DashboardClient()) {
-  const response = await client.submit("/console/sign-up", "/console/sign-up", { email, password: PASSWORD });
+export async function signedUp(email = newEmail(), client = new DashboardClient(), password = PASSWORD) {
+  const response = await client.submit("/console/sign-up", "/console/sign-up", { email, password });
   expect(response.status).toBe(201);
   const html = await response.text();
   const key = /value="(p6_[^"]+)"/.exec(html)?.[1];

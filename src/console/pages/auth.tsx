@@ -50,7 +50,7 @@ async function signUpPage(c: Ctx, state: { email?: string; errors?: FieldErrors 
           label="Password"
           name="password"
           type="password"
-          hint="At least 12 characters; not one of the most common passwords."
+          hint="At least 12 characters and hard to guess: a few uncommon words work well."
           errors={state.errors}
           required
           autocomplete="new-password"

@@ -57,7 +57,7 @@ async function securityPage(
               label="New password"
               name="new_password"
               type="password"
-              hint="At least 12 characters. Changing it signs out every other session."
+              hint="At least 12 characters and hard to guess. Changing it signs out every other session."
               errors={state.passwordErrors}
               required
               autocomplete="new-password"
