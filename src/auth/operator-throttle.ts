@@ -1,5 +1,12 @@
 import type { Context } from "hono";
-import { recordFailure, SIGN_IN_FAILURES, SIGN_IN_WINDOW_SECONDS, throttleState } from "../users/throttle";
+import {
+  type Check,
+  recordFailure,
+  SIGN_IN_FAILURES,
+  SIGN_IN_PAIR,
+  SIGN_IN_WINDOW_SECONDS,
+  throttleState,
+} from "../users/throttle";
 
 /**
  * Guesses at ADMIN_TOKEN, through the dashboard's sign-in form or the admin API, throttled like customer
@@ -9,8 +16,8 @@ import { recordFailure, SIGN_IN_FAILURES, SIGN_IN_WINDOW_SECONDS, throttleState 
  */
 
 /** The client address Cloudflare reports (absent only outside Cloudflare: local development and tests). */
-function subjects<E extends { Bindings: Env }>(c: Context<E>): string[] {
-  return [`operator:${c.req.header("cf-connecting-ip") ?? "local"}`];
+function subjects<E extends { Bindings: Env }>(c: Context<E>): Check[] {
+  return [{ subject: `operator:${c.req.header("cf-connecting-ip") ?? "local"}`, rule: SIGN_IN_PAIR }];
 }
 
 /** Seconds to wait when this address may not try again now, else null. */

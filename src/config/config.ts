@@ -33,6 +33,7 @@ const ConfigSchema = z.object({
   ENGINE_URL: optionalString,
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
   TASK_MAX_QUEUE_WAIT_SECONDS: positiveInt(3600),
   ENGINE_INSTANCES: positiveInt(3),
   ENGINE_SLOTS: positiveInt(2),
@@ -80,6 +81,8 @@ export type Config = {
   webhookRetryDelaysSeconds: readonly number[];
   /** Credits granted to an account created by console sign-up. */
   signupCredits: number;
+  /** Console sign-ups one client address may make in an hour (src/users/throttle.ts). */
+  signupsPerAddressPerHour: number;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -106,6 +109,7 @@ export function getConfig(env: Env): Config {
       raw.ENGINE_ACCOUNT_MAX_SLOTS ?? Math.max(1, Math.floor((engineInstances * raw.ENGINE_SLOTS) / 2)),
     webhookRetryDelaysSeconds: raw.WEBHOOK_RETRY_DELAYS_SECONDS,
     signupCredits: raw.SIGNUP_CREDITS,
+    signupsPerAddressPerHour: raw.SIGNUPS_PER_ADDRESS_PER_HOUR,
   };
   cache.set(env, config);
   return config;

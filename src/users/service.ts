@@ -4,7 +4,7 @@ import { createAccount } from "../accounts/service";
 import type { Db } from "../db/client";
 import { type UserRow, users } from "../db/schema";
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "./password";
-import { recordFailure, throttleState, throttleSubjects } from "./throttle";
+import { recordFailure, signInChecks, throttleState } from "./throttle";
 
 /** Emails are compared trimmed and lower-cased; that is also how they are stored. */
 export function normalizeEmail(email: string) {
@@ -73,9 +73,10 @@ export type SignIn =
   | { ok: false; reason: "throttled"; retryAfterSeconds: number };
 
 /**
- * Email and password. Refused without checking anything while the email or the client address has 10
- * failures in the last 15 minutes; otherwise an unknown email costs the same hash as a wrong password and gets
- * the same answer. Each failure counts against both.
+ * Email and password. Refused without checking anything while this address has 10 failures for this email in
+ * the last 15 minutes, the email 30 in the last hour from anywhere, or the address 100 across emails
+ * (src/users/throttle.ts); otherwise an unknown email costs the same hash as a wrong password and gets the same
+ * answer. Each failure counts against all three.
  */
 export async function signIn(
   db: Db,
@@ -84,7 +85,7 @@ export async function signIn(
   now: number,
 ): Promise<SignIn> {
   const email = normalizeEmail(input.email);
-  const subjects = throttleSubjects(email, input.clientAddress);
+  const subjects = signInChecks(email, input.clientAddress);
   const throttle = await throttleState(env, subjects, now);
   if (throttle.blocked)
     return { ok: false, reason: "throttled", retryAfterSeconds: throttle.retryAfterSeconds };

@@ -2,26 +2,41 @@ import { and, desc, eq } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
+import { type Rule, takeSlot } from "../users/throttle";
 import type { WebhookMessage } from "./enqueue";
+
+/**
+ * Resends of one task, whoever asks: 3 a minute. Enough to retry after fixing an endpoint, too few to turn the
+ * service into a flood of signed requests at someone's URL (20 resends once made 20 deliveries in 1.4 s).
+ */
+export const RESEND_PER_TASK: Rule = { limit: 3, windowSeconds: 60 };
+
+export type Resend =
+  | { ok: true; deliveryId: string; event: string }
+  | { ok: false; reason: "not_found" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
 /**
  * Sends a task's last webhook event again, on the customer's request: a new delivery (a new webhook-id, as it
  * is a new message, not a retry) of the same stored body to the same URL, with the full retry schedule, signed
- * by the account's secrets at the time of each attempt. Null when the task (of this account) has no delivery.
+ * by the account's secrets at the time of each attempt. Not found when the task (of this account) has no
+ * delivery; refused, with nothing sent, past RESEND_PER_TASK.
  */
 export async function resendLastEvent(
   db: Db,
-  queue: Queue<WebhookMessage>,
+  env: Pick<Env, "SIGN_IN_THROTTLE" | "WEBHOOK_QUEUE">,
   input: { accountId: string; taskId: string },
   now: number,
-) {
+): Promise<Resend> {
   const last = await db
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.taskId, input.taskId), eq(webhookDeliveries.accountId, input.accountId)))
     .orderBy(desc(webhookDeliveries.id))
     .get();
-  if (!last) return null;
+  if (!last) return { ok: false, reason: "not_found" };
+  const slot = await takeSlot(env, { subject: `resend:${input.taskId}`, rule: RESEND_PER_TASK }, now);
+  if (slot.blocked) return { ok: false, reason: "rate_limited", retryAfterSeconds: slot.retryAfterSeconds };
   const id = `msg_${ulid(now)}`;
   await db.insert(webhookDeliveries).values({
     ...last,
@@ -32,6 +47,6 @@ export async function resendLastEvent(
     createdAt: now,
     completedAt: null,
   });
-  await queue.send({ deliveryId: id });
-  return { deliveryId: id, event: last.event };
+  await env.WEBHOOK_QUEUE.send({ deliveryId: id });
+  return { ok: true, deliveryId: id, event: last.event };
 }

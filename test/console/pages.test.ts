@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { webhookDeliveries } from "../../src/db/schema";
+import { resendLastEvent } from "../../src/webhooks/resend";
 import { csrfOf, DashboardClient, location } from "../dashboard/client";
 import { call, db } from "../helpers/api";
 import { insertTask } from "../helpers/tasks";
@@ -150,6 +151,52 @@ describe("console pages", () => {
       .bind(task.id)
       .all();
     expect(rows.results).toHaveLength(2);
+  });
+
+  it("webhook resend: 3 a minute per task; a burst of 8 makes 3 deliveries, the rest 429 with Retry-After", async () => {
+    const { client, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const task = await insertTask(accountId, { status: "succeeded", webhookUrl: "http://127.0.0.1:9/p6" });
+    await db()
+      .insert(webhookDeliveries)
+      .values({
+        id: `msg_${task.id}`,
+        taskId: task.id,
+        accountId,
+        event: "completed",
+        url: "http://127.0.0.1:9/p6",
+        body: "{}",
+        status: "delivered",
+        attemptCount: 1,
+        nextAttemptAt: null,
+        createdAt: Date.now(),
+        completedAt: Date.now(),
+      });
+    const deliveries = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE task_id = ?")
+        .bind(task.id)
+        .first<{ n: number }>())!.n;
+    const token = csrfOf(await (await client.get("/console/webhooks")).text());
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        client.post("/console/webhooks/resend", { _csrf: token, task_id: task.id }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 303)).toHaveLength(3);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const response of refused) {
+      const wait = Number(response.headers.get("retry-after"));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      expect(await response.text()).toContain("resent 3 times in the last minute");
+    }
+    expect(await deliveries()).toBe(1 + 3);
+    // A minute later the task may be resent again (the domain call, with the time moved).
+    const later = Date.now() + 61_000;
+    const again = await resendLastEvent(db(), env, { accountId, taskId: task.id }, later);
+    expect(again.ok).toBe(true);
+    expect(await deliveries()).toBe(1 + 4);
   });
 
   it("overview: balance, this month's usage as an SVG chart, recent tasks", async () => {

@@ -9,10 +9,17 @@ import {
   SESSION_IDLE_MS,
 } from "../../src/sessions/store";
 import { signIn, signUp } from "../../src/users/service";
-import { SIGN_IN_WINDOW_SECONDS } from "../../src/users/throttle";
+import {
+  recordFailure,
+  SIGN_IN_ADDRESS,
+  SIGN_IN_EMAIL,
+  SIGN_IN_PAIR,
+  SIGN_IN_WINDOW_SECONDS,
+  signInChecks,
+} from "../../src/users/throttle";
 import { csrfOf, DashboardClient } from "../dashboard/client";
 import { ADMIN_TOKEN, admin, db } from "../helpers/api";
-import { newEmail, PASSWORD, signedUp, signInForm } from "./support";
+import { clientAt, newEmail, PASSWORD, signedUp, signInForm } from "./support";
 
 const sessionCookie = (response: Response) =>
   response.headers.getSetCookie().find((cookie) => cookie.startsWith("p6_console="));
@@ -69,6 +76,7 @@ describe("console security", () => {
     expect(cookie).toMatch(/Path=\/console/);
 
     const local = new DashboardClient("http://localhost:8787");
+    local.defaults["CF-Connecting-IP"] = "2001:db8:1::1";
     const localSignUp = await local.submit("/console/sign-up", "/console/sign-up", {
       email: newEmail(),
       password: PASSWORD,
@@ -105,11 +113,12 @@ describe("console security", () => {
     expect(wrongPassword.cookie).toBeUndefined();
   });
 
-  it("refuses the 11th attempt in 15 minutes even with the right password, then lets it through", async () => {
+  it("refuses the 11th attempt from one address for one email, right password or not, then lets it through", async () => {
     const { email } = await signedUp();
     const t0 = Date.now();
-    const attempt = (password: string, now: number) =>
-      signIn(db(), env, { email, password, clientAddress: `test-${email}` }, now);
+    const address = `pair-${email}`;
+    const attempt = (password: string, now: number, from = address) =>
+      signIn(db(), env, { email, password, clientAddress: from }, now);
     for (let i = 0; i < 10; i++) {
       expect(await attempt("wrong password number", t0 + i * 1000)).toEqual({ ok: false, reason: "invalid" });
     }
@@ -117,6 +126,8 @@ describe("console security", () => {
     expect(refused).toMatchObject({ ok: false, reason: "throttled" });
     if (refused.ok || refused.reason !== "throttled") throw new Error("not throttled");
     expect(refused.retryAfterSeconds).toBeGreaterThan(14 * 60);
+    // The owner from another address is not refused.
+    expect(await attempt(PASSWORD, t0 + 12_000, `${address}-home`)).toMatchObject({ ok: true });
     // Just before the first failure leaves the window: still refused; just after: allowed.
     expect(await attempt(PASSWORD, t0 + (SIGN_IN_WINDOW_SECONDS - 2) * 1000)).toMatchObject({
       reason: "throttled",
@@ -124,13 +135,62 @@ describe("console security", () => {
     expect(await attempt(PASSWORD, t0 + SIGN_IN_WINDOW_SECONDS * 1000 + 1000)).toMatchObject({ ok: true });
   });
 
-  it("counts failures per client address too, across emails", async () => {
-    const address = `client-${crypto.randomUUID()}`;
+  it("one user's failures behind a shared address lock out neither the others there nor the user elsewhere", async () => {
+    const nat = `nat-${crypto.randomUUID()}`;
+    const [alice, bob] = [await signedUp(), await signedUp()];
     const now = Date.now();
-    for (let i = 0; i < 10; i++) {
-      await signIn(db(), env, { email: newEmail(), password: "whatever it is", clientAddress: address }, now);
+    for (let i = 0; i < 12; i++) {
+      await signIn(
+        db(),
+        env,
+        { email: alice.email, password: "a wrong guess here", clientAddress: nat },
+        now,
+      );
     }
+    const from = (email: string, clientAddress: string) =>
+      signIn(db(), env, { email, password: PASSWORD, clientAddress }, now + 1000);
+    expect(await from(alice.email, nat)).toMatchObject({ reason: "throttled" });
+    expect(await from(bob.email, nat)).toMatchObject({ ok: true });
+    expect(await from(alice.email, `${nat}-phone`)).toMatchObject({ ok: true });
+  });
+
+  it("per email, from every address: 30 failures in an hour refuse the password anywhere", async () => {
     const { email } = await signedUp();
+    const t0 = Date.now();
+    // Three addresses, 10 failures each: each pair is full, and so is the email's hour.
+    for (let a = 0; a < SIGN_IN_EMAIL.limit / SIGN_IN_PAIR.limit; a++) {
+      for (let i = 0; i < SIGN_IN_PAIR.limit; i++) {
+        await signIn(
+          db(),
+          env,
+          { email, password: "distributed guess", clientAddress: `bot-${a}-${email}` },
+          t0,
+        );
+      }
+    }
+    const owner = (now: number) =>
+      signIn(db(), env, { email, password: PASSWORD, clientAddress: `owner-${email}` }, now);
+    const refused = await owner(t0 + 1000);
+    expect(refused).toMatchObject({ reason: "throttled" });
+    if (refused.ok || refused.reason !== "throttled") throw new Error("not throttled");
+    expect(refused.retryAfterSeconds).toBeGreaterThan(55 * 60);
+    expect(await owner(t0 + SIGN_IN_EMAIL.windowSeconds * 1000 + 1000)).toMatchObject({ ok: true });
+  });
+
+  it("per address across emails: 100 failures in 15 minutes (spraying), 99 do not", async () => {
+    const address = `spray-${crypto.randomUUID()}`;
+    const now = Date.now();
+    const { email } = await signedUp();
+    // 99 failures over 99 emails, recorded as signIn records them (each a hash is slow to repeat 99 times).
+    for (let i = 0; i < SIGN_IN_ADDRESS.limit - 1; i++) {
+      await recordFailure(env, signInChecks(newEmail(), address), now);
+    }
+    expect(await signIn(db(), env, { email, password: PASSWORD, clientAddress: address }, now)).toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    await signIn(db(), env, { email: newEmail(), password: "whatever it is", clientAddress: address }, now);
     expect(await signIn(db(), env, { email, password: PASSWORD, clientAddress: address }, now)).toMatchObject(
       {
         reason: "throttled",
@@ -138,15 +198,66 @@ describe("console security", () => {
     );
   });
 
-  it("shows a clear message when throttled", async () => {
+  it("shows a clear message when throttled, with the passkey sign-in still on the page", async () => {
     const { email } = await signedUp();
+    const client = clientAt();
     const now = Date.now();
     for (let i = 0; i < 10; i++) {
-      await signIn(db(), env, { email, password: "wrong password again", clientAddress: "elsewhere" }, now);
+      await signIn(
+        db(),
+        env,
+        { email, password: "wrong password again", clientAddress: client.defaults["CF-Connecting-IP"]! },
+        now,
+      );
     }
-    const response = await signInForm(new DashboardClient(), email, PASSWORD);
+    const response = await signInForm(client, email, PASSWORD);
     expect(response.status).toBe(429);
-    expect(await response.text()).toContain("Too many failed sign-ins. Try again in 15 minutes.");
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(14 * 60);
+    const html = await response.text();
+    expect(html).toContain("Too many failed sign-ins. Try again in 15 minutes, or sign in with a passkey.");
+    expect(html).toContain('data-webauthn="authenticate"');
+  });
+
+  it("sign-up: 5 accounts an hour per address, the 6th refused (429, Retry-After) and nothing made", async () => {
+    const address = `signup-${crypto.randomUUID()}`;
+    for (let i = 0; i < 5; i++) await signedUp(newEmail(), clientAt(address));
+    const email = newEmail();
+    const refused = await clientAt(address).submit("/console/sign-up", "/console/sign-up", {
+      email,
+      password: PASSWORD,
+    });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(55 * 60);
+    expect(await refused.text()).toContain("Too many sign-ups from your network. Try again in 60 minutes.");
+    const made = await env.DB.prepare("SELECT count(*) AS n FROM users WHERE email = ?")
+      .bind(email.toLowerCase())
+      .first<{ n: number }>();
+    expect(made!.n).toBe(0);
+    // Another address signs up; a refused form (weak password) is not counted.
+    await signedUp(newEmail(), clientAt());
+    const other = `signup-${crypto.randomUUID()}`;
+    for (let i = 0; i < 6; i++) {
+      const weak = await clientAt(other).submit("/console/sign-up", "/console/sign-up", {
+        email: newEmail(),
+        password: "password1234",
+      });
+      expect(weak.status).toBe(400);
+    }
+    await signedUp(newEmail(), clientAt(other));
+  });
+
+  it("sign-up: a burst of 8 at once from one address makes exactly 5 accounts", async () => {
+    const address = `burst-${crypto.randomUUID()}`;
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        clientAt(address).submit("/console/sign-up", "/console/sign-up", {
+          email: newEmail(),
+          password: PASSWORD,
+        }),
+      ),
+    ).then((responses) => responses.map((r) => r.status).sort());
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+    expect(statuses.filter((s) => s !== 429)).toHaveLength(5);
   });
 
   it("never returns a password hash, on any page or API", async () => {

@@ -7,8 +7,16 @@ let counter = 0;
 /** A fresh, unused email (throttling is per email, so tests never share one). */
 export const newEmail = () => `User${++counter}.${crypto.randomUUID().slice(0, 8)}@Example.com`;
 
+let addresses = 0;
+/** A client at an address of its own (sign-ups are limited per address; tests never share one by accident). */
+export function clientAt(address = `2001:db8::${(++addresses).toString(16)}`) {
+  const client = new DashboardClient();
+  client.defaults["CF-Connecting-IP"] = address;
+  return client;
+}
+
 /** A customer signed up through the real form; returns the client (signed in), the key shown and the page. */
-export async function signedUp(email = newEmail(), client = new DashboardClient(), password = PASSWORD) {
+export async function signedUp(email = newEmail(), client = clientAt(), password = PASSWORD) {
   const response = await client.submit("/console/sign-up", "/console/sign-up", { email, password });
   expect(response.status).toBe(201);
   const html = await response.text();

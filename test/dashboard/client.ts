@@ -12,6 +12,8 @@ export class DashboardClient {
   readonly cookies = new Map<string, string>();
   readonly base: string;
   readonly fetcher: (request: Request) => Promise<Response>;
+  /** Headers every request carries (e.g. `CF-Connecting-IP`, the address Cloudflare would report). */
+  readonly defaults: Record<string, string> = {};
 
   constructor(
     base = BASE,
@@ -51,7 +53,9 @@ export class DashboardClient {
 
   private headers(extra: Record<string, string>) {
     // An empty value leaves the header out (a request without Origin, say).
-    const headers = new Headers(Object.entries(extra).filter(([, value]) => value !== ""));
+    const headers = new Headers(
+      Object.entries({ ...this.defaults, ...extra }).filter(([, value]) => value !== ""),
+    );
     if (this.cookies.size > 0) {
       headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
     }

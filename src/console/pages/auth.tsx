@@ -7,6 +7,7 @@ import { createSession } from "../../sessions/store";
 import { authenticationOptions, signInWithPasskey } from "../../users/passkeys";
 import { passwordProblem } from "../../users/password";
 import { normalizeEmail, signIn, signUp } from "../../users/service";
+import { takeSignUpSlot } from "../../users/throttle";
 import type { ConsoleEnv } from "../context";
 import { consolePaths, safeConsoleNext } from "../paths";
 import { renderConsole } from "../render";
@@ -25,11 +26,14 @@ type Ctx = Context<ConsoleEnv>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-async function signUpPage(c: Ctx, state: { email?: string; errors?: FieldErrors } = {}) {
+async function signUpPage(
+  c: Ctx,
+  state: { email?: string; errors?: FieldErrors; status?: 200 | 400 | 429 } = {},
+) {
   await preparePreSession(c);
   return renderConsole(
     c,
-    { title: "Sign up", status: state.errors ? 400 : 200 },
+    { title: "Sign up", status: state.status ?? (state.errors ? 400 : 200) },
     <div class="login panel">
       <h1>Sign up</h1>
       <p class="muted">
@@ -114,6 +118,24 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
     if (problem) errors.password = problem;
     if (Object.keys(errors).length > 0) return signUpPage(c, { email, errors });
 
+    // Counted once the form is valid, before any work: a burst from one address cannot all pass.
+    const slot = await takeSignUpSlot(
+      c.env,
+      clientAddress(c),
+      c.get("config").signupsPerAddressPerHour,
+      Date.now(),
+    );
+    if (slot.blocked) {
+      c.header("Retry-After", String(slot.retryAfterSeconds));
+      const wait = minutes(slot.retryAfterSeconds);
+      return signUpPage(c, {
+        email,
+        status: 429,
+        errors: {
+          form: `Too many sign-ups from your network. Try again in ${wait} minute${wait === 1 ? "" : "s"}.`,
+        },
+      });
+    }
     const credits = c.get("config").signupCredits;
     const result = await signUp(c.get("db"), { email, password, credits }, Date.now());
     if (!result.ok) {
@@ -169,7 +191,7 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
         return signInPage(c, {
           email,
           status: 429,
-          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}.`,
+          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}, or sign in with a passkey.`,
         });
       }
       return signInPage(c, { email, status: 401, error: "That email and password do not match an account." });

@@ -4,7 +4,7 @@ import { SecretPanels } from "../../dashboard/pages/webhook-secret";
 import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views/components";
 import { formatRemaining } from "../../dashboard/views/format";
 import { isUlid } from "../../util/ulid";
-import { resendLastEvent } from "../../webhooks/resend";
+import { RESEND_PER_TASK, resendLastEvent } from "../../webhooks/resend";
 import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";
@@ -13,14 +13,14 @@ import { renderConsole } from "../render";
 async function webhooksPage(
   c: Context<ConsoleEnv>,
   revealed: boolean,
-  resend: { taskId: string; errors: FieldErrors } | undefined = undefined,
+  resend: { taskId: string; errors: FieldErrors; status: 404 | 429 } | undefined = undefined,
 ) {
   const now = Date.now();
   const secrets = await activeSecrets(c.get("db"), c.get("user").accountId, now);
   const rotated = c.req.query("done") === "rotated";
   return renderConsole(
     c,
-    { title: "Webhooks", tab: "webhooks", status: resend ? 404 : 200 },
+    { title: "Webhooks", tab: "webhooks", status: resend?.status ?? 200 },
     <>
       <h1>Webhook signing secret</h1>
       {rotated ? (
@@ -64,16 +64,23 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
   app.post("/webhooks/resend", async (c) => {
     const taskId = text(c.get("form"), "task_id").trim();
     const resent = isUlid(taskId)
-      ? await resendLastEvent(
-          c.get("db"),
-          c.env.WEBHOOK_QUEUE,
-          { accountId: c.get("user").accountId, taskId },
-          Date.now(),
-        )
-      : null;
-    if (!resent) {
+      ? await resendLastEvent(c.get("db"), c.env, { accountId: c.get("user").accountId, taskId }, Date.now())
+      : ({ ok: false, reason: "not_found" } as const);
+    if (!resent.ok && resent.reason === "rate_limited") {
+      // Nothing was sent; a reload of this answer is refused the same way until the window frees a slot.
+      c.header("Retry-After", String(resent.retryAfterSeconds));
       return webhooksPage(c, false, {
         taskId,
+        status: 429,
+        errors: {
+          task_id: `This task's last event was resent ${RESEND_PER_TASK.limit} times in the last minute. Try again in ${resent.retryAfterSeconds} s.`,
+        },
+      });
+    }
+    if (!resent.ok) {
+      return webhooksPage(c, false, {
+        taskId,
+        status: 404,
         errors: { task_id: "None of your tasks with this id has sent a webhook event." },
       });
     }
