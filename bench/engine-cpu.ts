@@ -10,9 +10,8 @@
  * baseline alone runs. Jobs run one at a time; BENCH_JOBS sets how many per type (20).
  */
 import { readFileSync } from "node:fs";
-import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
-import { engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
+import { chooseEngineFfmpeg, describeFfmpeg, engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20);
@@ -84,7 +83,10 @@ benchMedia();
 const media = await serveMedia();
 try {
   const url = media.url("clip.mp4");
-  const debian = resolveBinaries({ PATH: process.env.PATH });
+  // PATH's ffmpeg 5.x (Debian's), or Debian's installed; never another version (scripts/lib/engine-ffmpeg.ts).
+  const chosen = chooseEngineFfmpeg({ env: { PATH: process.env.PATH } });
+  console.log(`Baseline: ${describeFfmpeg(chosen)}`);
+  const debian = { ffmpeg: chosen.FFMPEG_PATH, ffprobe: chosen.FFPROBE_PATH };
   const baseline = await measure("Debian", { FFMPEG_PATH: debian.ffmpeg, FFPROBE_PATH: debian.ffprobe }, url);
   const built = engineFfmpegEnv({});
   if (!built.FFMPEG_PATH) {

@@ -28,6 +28,7 @@ import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
 import { fillSourcePlaceholders, withSourcePlaceholders } from "../containers/ffmpeg/src/pipeline/job.ts";
 import { isRelayUrl } from "../containers/ffmpeg/src/pipeline/relay.ts";
+import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 
 const exec = promisify(execFile);
 const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
@@ -37,6 +38,8 @@ const SMALL = path.join(MEDIA, "bench-10mb.mp4");
 const HUGE = path.join(MEDIA, "bench-1gb.mp4");
 const SECRET = "bench-secret";
 const TEXT = "p6 bench";
+// The ffmpeg the tests verify (5.x), printed; the engine started below inherits it.
+useEngineFfmpeg("bench");
 const bins = resolveBinaries(process.env);
 
 async function ff(args: string[]): Promise<void> {

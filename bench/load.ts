@@ -21,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
+import { chooseEngineFfmpeg, describeFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
 import { LOCAL_TRACES, type Service, startService } from "./lib/service.ts";
@@ -564,11 +564,8 @@ async function main() {
     ]
       .map((name) => `${name}=${process.env[name] ?? "(default)"}`)
       .join(" ");
-    const ffmpeg = process.env.FFMPEG_PATH
-      ? `FFMPEG_PATH=${process.env.FFMPEG_PATH}`
-      : engineFfmpegEnv().FFMPEG_PATH
-        ? "the image's build (.tools/ffmpeg)"
-        : "PATH's";
+    // What npm run dev chose and printed (scripts/lib/engine-ffmpeg.ts), said again beside the figures.
+    const ffmpeg = describeFfmpeg(chooseEngineFfmpeg({ preferBuild: true, install: false }));
     console.log(
       `engine: ${engineEnv}, ffmpeg ${ffmpeg}; service state in ${STATE_PARENT}; wrangler's local traces ${LOCAL_TRACES ? "on (BENCH_LOCAL_TRACES=1)" : "off"}; load average before the run ${loadBefore}`,
     );

@@ -1,7 +1,10 @@
 /**
  * npm run dev: the whole service on this machine.
+ *  0. the ffmpeg the engine runs on, printed with its version: ffmpeg 5.x, the version the tests verify
+ *  (scripts/lib/engine-ffmpeg.ts: FFMPEG_PATH, .tools/ffmpeg (the image's build, `npm run build:ffmpeg`), PATH's,
+ *  else Debian's installed with apt-get when root; otherwise it stops with the command to run),
  *  1. .dev.vars with generated secrets (first start), 2. local D1 migrations, 3. the media engine as a local
- *  process (on .tools/ffmpeg, the image's ffmpeg build, when `npm run build:ffmpeg` made it), 3b. the R2 fonts
+ *  process on that ffmpeg, 3b. the R2 fonts
  *  (CJK, the Indic scripts not bundled) and the emoji pack into the local FONTS bucket
  *  (src/text/remote-fonts.ts; Debian's fonts-noto-cjk, fonts-noto-core and fonts-noto-color-emoji, installed
  *  with apt-get when missing and possible), 4. wrangler dev on http://localhost:8787 (ENGINE_URL pointing at the engine, private sources
@@ -10,6 +13,7 @@
  * second instance beside yours; P6_ENGINE_URL: use an engine already running there (with this checkout's
  * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default,
  * 9229): the Worker's DevTools inspector (bench:load profiles the isolate through it).
+ * `npm run dev -- --engine-only`: steps 0, 1 and 3 only (the engine as dev starts it, its URL printed).
  */
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -24,7 +28,7 @@ import {
 } from "../src/text/remote-fonts.ts";
 import { ensureDevVars } from "./lib/dev-vars.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
-import { engineFfmpegEnv } from "./lib/engine-ffmpeg.ts";
+import { chooseEngineFfmpeg, describeFfmpeg, type EngineFfmpeg, FfmpegMissing } from "./lib/engine-ffmpeg.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -42,18 +46,36 @@ const quietEnv = {
   NO_UPDATE_NOTIFIER: "1",
 };
 
+const engineOnly = process.argv.includes("--engine-only");
+const engineMain = "containers/ffmpeg/src/main.ts";
+const engineUrlGiven = process.env.P6_ENGINE_URL ?? "";
+
+// First, so that a machine without the tested ffmpeg stops before anything else is set up.
+let ffmpeg: EngineFfmpeg | null = null;
+if (engineUrlGiven === "" && existsSync(engineMain)) {
+  try {
+    ffmpeg = chooseEngineFfmpeg({ preferBuild: true, log: (line) => console.log(line) });
+  } catch (err) {
+    if (!(err instanceof FfmpegMissing)) throw err;
+    console.error(`The media engine needs ${err.message}.\nRun: ${err.command}`);
+    process.exit(1);
+  }
+}
+
 const { vars, created } = ensureDevVars();
 if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
 
-// The font uploads first, then the migrations: every `wrangler … --local` starts a workerd on the same state
-// directory, and two at once can meet a SQLite lock (SQLITE_BUSY, seen on a fresh state directory).
-await seedFonts();
+if (!engineOnly) {
+  // The font uploads first, then the migrations: every `wrangler … --local` starts a workerd on the same state
+  // directory, and two at once can meet a SQLite lock (SQLITE_BUSY, seen on a fresh state directory).
+  await seedFonts();
 
-console.log("Applying local D1 migrations…");
-execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
-  stdio: ["ignore", "ignore", "inherit"],
-  env: { ...process.env, ...quietEnv, CI: "1" },
-});
+  console.log("Applying local D1 migrations…");
+  execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, ...quietEnv, CI: "1" },
+  });
+}
 
 /** The fonts too large for the bundle, into the local R2 bucket FONTS once per state directory and file. */
 async function seedFonts() {
@@ -130,25 +152,23 @@ const shutdown = (code: number) => {
 process.on("SIGINT", () => shutdown(0));
 process.on("SIGTERM", () => shutdown(0));
 
-let engineUrl = process.env.P6_ENGINE_URL ?? "";
-const engineMain = "containers/ffmpeg/src/main.ts";
+let engineUrl = engineUrlGiven;
 if (engineUrl !== "") {
   console.log(`Media engine: the one already running at ${engineUrl} (P6_ENGINE_URL).`);
-} else if (existsSync(engineMain)) {
+} else if (ffmpeg !== null) {
   const lines: string[] = [];
-  const ffmpeg = engineFfmpegEnv();
-  console.log(
-    ffmpeg.FFMPEG_PATH
-      ? "Media engine on the engine image's ffmpeg build (.tools/ffmpeg)."
-      : "Media engine on the ffmpeg found on PATH (`npm run build:ffmpeg` builds the image's lighter one).",
-  );
+  console.log(`Media engine on ${describeFfmpeg(ffmpeg)}.`);
+  if (!ffmpeg.how.includes(".tools/ffmpeg")) {
+    console.log("(`npm run build:ffmpeg` builds the engine image's lighter ffmpeg 5.1 into .tools/ffmpeg.)");
+  }
   const engine = startGroup("engine", process.execPath, [engineMain], {
     env: {
       PORT: String(enginePort),
       HOST: "127.0.0.1",
       ENGINE_SECRET: vars.ENGINE_SECRET,
       ALLOW_PRIVATE_SOURCES: "true",
-      ...ffmpeg,
+      FFMPEG_PATH: ffmpeg.FFMPEG_PATH,
+      FFPROBE_PATH: ffmpeg.FFPROBE_PATH,
     },
     onLine: (line) => lines.push(line),
   });
@@ -161,6 +181,10 @@ if (engineUrl !== "") {
   engineUrl = match[1]!;
 } else {
   console.log("No media engine in this checkout; video and audio operations will answer 503.");
+}
+if (engineOnly) {
+  console.log(`media engine: ${engineUrl || "not started"} (--engine-only: no Worker; Ctrl-C stops it)`);
+  await new Promise(() => {});
 }
 
 const workerLines: string[] = [];

@@ -7,6 +7,7 @@ import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
 import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
+import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { generateImageFixtures } from "./images/generate.ts";
 import { startInspector } from "./support/inspector.ts";
 import { startResolverEngine } from "./support/resolver-engine.ts";
@@ -26,6 +27,8 @@ export default async function setup(project: TestProject) {
     `p6-engine-fixtures-${createHash("sha256").update(recipe).digest("hex").slice(0, 12)}`,
   );
   mkdirSync(dir, { recursive: true });
+  // The ffmpeg the engine suite verifies (5.x), printed; set in the environment every engine below inherits.
+  useEngineFfmpeg("worker tests");
   const binaries = resolveBinaries(process.env);
   await generateFixtures(binaries.ffmpeg, dir);
   await generateImageFixtures(binaries.ffmpeg, dir);

@@ -8,10 +8,10 @@ import { LIMITS } from "./security/limits.ts";
 export interface Binaries {
   ffmpeg: string;
   ffprobe: string;
-  /** Where each came from: "env", "path" or "npm". */
+  /** Where each came from: FFMPEG_PATH/FFPROBE_PATH or PATH. */
   source: { ffmpeg: BinarySource; ffprobe: BinarySource };
 }
-export type BinarySource = "env" | "path" | "npm";
+export type BinarySource = "env" | "path";
 
 export interface EngineConfig {
   secret: string;
@@ -90,7 +90,10 @@ function onPath(name: string, env: Env): string | null {
   return null;
 }
 
-/** Path of a binary shipped by @ffmpeg-installer/ffmpeg or @ffprobe-installer/ffprobe, if installed. */
+/**
+ * Path of a binary shipped by @ffmpeg-installer/ffmpeg or @ffprobe-installer/ffprobe, if installed; for the
+ * tests that run the engine on them by FFMPEG_PATH, never chosen by resolveBinaries.
+ */
 export function npmBinary(name: "ffmpeg" | "ffprobe"): string | null {
   const require = createRequire(import.meta.url);
   try {
@@ -103,15 +106,18 @@ export function npmBinary(name: "ffmpeg" | "ffprobe"): string | null {
   }
 }
 
+/**
+ * FFMPEG_PATH/FFPROBE_PATH, else PATH's. Never the npm-shipped builds on their own (issue 29): a machine
+ * without ffmpeg on PATH ran the engine on @ffmpeg-installer's 2018 build without a word, and exact runs came
+ * out wrong on it. They are used only when named in FFMPEG_PATH (binaries.test.ts does).
+ */
 function resolveBinary(name: "ffmpeg" | "ffprobe", env: Env): { path: string; source: BinarySource } {
   const fromEnv = env[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
   if (fromEnv !== undefined && fromEnv !== "") return { path: fromEnv, source: "env" };
   const found = onPath(name, env);
   if (found !== null) return { path: found, source: "path" };
-  const shipped = npmBinary(name);
-  if (shipped !== null) return { path: shipped, source: "npm" };
   throw new Error(
-    `${name} not found: set ${name.toUpperCase()}_PATH, put ${name} on PATH or install the npm installer package`,
+    `${name} not found: the engine runs on ffmpeg 5.x (apt-get install ffmpeg), on PATH or named by ${name.toUpperCase()}_PATH`,
   );
 }
 

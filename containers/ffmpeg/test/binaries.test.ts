@@ -21,7 +21,7 @@ import { textMarkFor, withTextMark } from "./support/text-mark.ts";
 const execFileAsync = promisify(execFile);
 
 describe("resolveBinaries", () => {
-  test("FFMPEG_PATH/FFPROBE_PATH win, then PATH, then the npm packages", () => {
+  test("FFMPEG_PATH/FFPROBE_PATH win, then PATH; never the npm packages on their own", () => {
     expect(
       resolveBinaries({ FFMPEG_PATH: "/opt/ff", FFPROBE_PATH: "/opt/fp", PATH: "/usr/bin" }),
     ).toMatchObject({
@@ -44,9 +44,20 @@ describe("resolveBinaries", () => {
     } finally {
       rmSync(onPath, { recursive: true, force: true });
     }
-    const bare = resolveBinaries({ PATH: "/nonexistent" });
-    expect(bare.source).toEqual({ ffmpeg: "npm", ffprobe: "npm" });
-    expect(bare.ffmpeg).toBe(npmBinary("ffmpeg"));
+    // No ffmpeg on PATH: the engine does not start (it ran @ffmpeg-installer's 2018 build silently, issue 29).
+    expect(npmBinary("ffmpeg")).not.toBeNull();
+    expect(() => resolveBinaries({ PATH: "/nonexistent" })).toThrow(
+      "ffmpeg not found: the engine runs on ffmpeg 5.x (apt-get install ffmpeg), on PATH or named by FFMPEG_PATH",
+    );
+  });
+
+  test("this suite runs on ffmpeg 5.x, the version it verifies (its setup chose and named it)", async () => {
+    const bins = resolveBinaries(process.env);
+    expect(bins.source).toEqual({ ffmpeg: "env", ffprobe: "env" });
+    for (const bin of [bins.ffmpeg, bins.ffprobe]) {
+      const { stdout } = await execFileAsync(bin, ["-version"]);
+      expect(stdout.split("\n")[0]).toMatch(/^ff(mpeg|probe) version n?5\./);
+    }
   });
 });
 

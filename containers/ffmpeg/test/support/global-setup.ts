@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { useEngineFfmpeg } from "../../../../scripts/lib/engine-ffmpeg.ts";
 import { resolveBinaries } from "../../src/config.ts";
 import { startFixtureServer } from "./fixture-server.ts";
 import { generateFixtures } from "./media.ts";
@@ -20,6 +21,9 @@ export default async function setup(project: TestProject) {
   const digest = hash.digest("hex").slice(0, 12);
   const dir = path.join(os.tmpdir(), `p6-engine-fixtures-${digest}`);
   mkdirSync(dir, { recursive: true });
+  // ffmpeg 5.x, the version this suite verifies (PATH's, else Debian's installed when root; never the npm
+  // builds on their own), printed and set in the environment the test workers inherit.
+  useEngineFfmpeg("engine tests");
   const { ffmpeg } = resolveBinaries(process.env);
   await generateFixtures(ffmpeg, dir);
   const server = await startFixtureServer(dir);
