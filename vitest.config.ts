@@ -19,6 +19,7 @@ const worker = defineProject({
           FILE_SIGNING_SECRET: "test-file-signing-secret",
           ENGINE_SECRET: inject("engineSecret"),
           ENGINE_URL: inject("engineUrl"),
+          DOH_URL: inject("dohUrl"),
           ALLOW_PRIVATE_SOURCES: "true",
           WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",
           // Tests share one account across concurrent calls; the capacity tests set a small share themselves.

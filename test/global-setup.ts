@@ -9,6 +9,7 @@ import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-se
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { generateImageFixtures } from "./images/generate.ts";
+import { startDohServer } from "./support/doh-server.ts";
 import { startInspector } from "./support/inspector.ts";
 import { startResolverEngine } from "./support/resolver-engine.ts";
 import { startWebhookReceiver } from "./support/webhook-receiver.ts";
@@ -18,7 +19,8 @@ const ENGINE_SECRET = "test-engine-secret";
 /**
  * Runs in Node before the workerd tests. Real media generated with ffmpeg (cached per recipe), served from a
  * loopback server standing in for the public internet; the real media engine as a local process; an
- * ffprobe inspector for checking what the Worker produced; and a webhook receiver recording every delivery.
+ * ffprobe inspector for checking what the Worker produced; a webhook receiver recording every delivery; and a
+ * DNS-over-HTTPS stand-in answering webhook names from a fixed table (test/support/doh-server.ts).
  */
 export default async function setup(project: TestProject) {
   const recipe = readFileSync(path.join(import.meta.dirname, "../containers/ffmpeg/test/support/media.ts"));
@@ -55,6 +57,7 @@ export default async function setup(project: TestProject) {
   );
   const inspector = await startInspector(binaries.ffprobe, binaries.ffmpeg);
   const webhookReceiver = await startWebhookReceiver();
+  const doh = await startDohServer();
 
   project.provide("engineSecret", ENGINE_SECRET);
   project.provide("engineUrl", engine.url);
@@ -66,6 +69,7 @@ export default async function setup(project: TestProject) {
   project.provide("resolverEngineUrl", resolverEngine.url);
   project.provide("inspectorUrl", inspector.url);
   project.provide("webhookReceiverUrl", webhookReceiver.url);
+  project.provide("dohUrl", doh.url);
   return async () => {
     await engine.stop();
     await resolverEngine.close();
@@ -73,5 +77,6 @@ export default async function setup(project: TestProject) {
     await fixtures.close();
     await inspector.close();
     await webhookReceiver.close();
+    await doh.close();
   };
 }

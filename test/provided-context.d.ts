@@ -13,5 +13,7 @@ declare module "vitest" {
     inspectorUrl: string;
     /** Loopback webhook endpoint (test/support/webhook-receiver.ts): /_script/<path>, /_received/<path>. */
     webhookReceiverUrl: string;
+    /** DNS-over-HTTPS stand-in (test/support/doh-server.ts) answering from containers/ffmpeg/test/support/dns.ts. */
+    dohUrl: string;
   }
 }

@@ -20,6 +20,9 @@ const secondsList = (fallback: string) =>
         .map((s) => (s.trim() === "" ? Number.NaN : Number(s))),
     );
 
+/** Cloudflare's public resolver, which answers the JSON form of DNS over HTTPS. */
+export const DEFAULT_DOH_URL = "https://cloudflare-dns.com/dns-query";
+
 /** Everything the Worker reads from its environment, parsed once per isolate (see `getConfig`). */
 const ConfigSchema = z.object({
   ADMIN_TOKEN: optionalString,
@@ -31,6 +34,8 @@ const ConfigSchema = z.object({
   FILE_SIGNING_SECRET: optionalString,
   ENGINE_SECRET: optionalString,
   ENGINE_URL: optionalString,
+  // DNS over HTTPS (JSON form) for webhook names: Cloudflare's resolver unless set.
+  DOH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
@@ -60,6 +65,8 @@ export type Config = {
   fileSigningSecret: string | undefined;
   engineSecret: string | undefined;
   engineUrl: string | undefined;
+  /** Where the Worker resolves webhook names (DNS over HTTPS, src/fetch/doh.ts). */
+  dohUrl: string;
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
   /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
@@ -102,6 +109,7 @@ export function getConfig(env: Env): Config {
     fileSigningSecret: raw.FILE_SIGNING_SECRET,
     engineSecret: raw.ENGINE_SECRET,
     engineUrl: raw.ENGINE_URL,
+    dohUrl: raw.DOH_URL ?? DEFAULT_DOH_URL,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
     engineInstances,

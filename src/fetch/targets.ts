@@ -3,12 +3,13 @@ import type { Config } from "../config/config";
 import { type EngineResolveRequest, type MediaEngine, readEngineError } from "../engine";
 import { ApiError, type FieldError } from "../errors/api-error";
 import { engineFor } from "../operations/engine";
-import { checkWebhookUrl } from "../webhooks/url";
+import { checkWebhookUrl, resolveWebhookTarget } from "../webhooks/url";
 
 /**
- * Where a URL the Worker was given would lead, by the source rules of decisions.md §11. The Worker cannot
- * resolve names, so the engine does (POST /v1/resolve): it resolves the host with the same lookup and
- * address policy its fetcher uses and refuses the whole answer when any address is private or reserved.
+ * Where a URL the Worker was given would lead, by the source rules of decisions.md §11. Sources are resolved by
+ * the engine that will fetch them (POST /v1/resolve): the same lookup and address policy its fetcher uses,
+ * the whole answer refused when any address is private or reserved. Webhooks, which the Worker sends itself,
+ * are resolved by the Worker over DNS over HTTPS (src/webhooks/url.ts, src/fetch/doh.ts).
  */
 
 export type TargetField = EngineResolveRequest["field"];
@@ -73,17 +74,24 @@ export function checkLiteralTargets(allowPrivate: boolean, targets: Targets): vo
 }
 
 /**
- * The literal check, then names resolved by the engine with every address checked (POST /v1/tasks, before
- * anything is reserved). A name that does not resolve now, or an engine that cannot be asked, refuses
- * nothing: the engine checks sources again when it fetches them, and every webhook attempt is checked again.
+ * The literal check, then names resolved with every address checked (POST /v1/tasks, before anything is
+ * reserved): sources and logos by the engine that will fetch them (POST /v1/resolve), the webhook by the Worker
+ * over DNS over HTTPS (resolveWebhookTarget), as every delivery attempt is. A name that does not resolve now,
+ * or a resolver that cannot be asked, refuses nothing: the engine checks sources again when it fetches them,
+ * and every webhook attempt is checked again.
  */
-export async function checkTargets(engine: MediaEngine | null, allowPrivate: boolean, targets: Targets) {
+export async function checkTargets(
+  resolvers: { engine: MediaEngine | null; dohUrl: string },
+  allowPrivate: boolean,
+  targets: Targets,
+) {
   const list = named(targets);
   const verdicts = await Promise.all(
     list.map(async ([field, url]) => {
       const literal = literalOf(field, url, allowPrivate);
-      if (literal.kind !== "allowed" || engine === null) return literal;
-      return resolveTarget(engine, url, field);
+      if (literal.kind !== "allowed") return literal;
+      if (field === "webhook") return resolveWebhookTarget(url, { dohUrl: resolvers.dohUrl, allowPrivate });
+      return resolvers.engine === null ? literal : resolveTarget(resolvers.engine, url, field);
     }),
   );
   refuse(
@@ -92,7 +100,7 @@ export async function checkTargets(engine: MediaEngine | null, allowPrivate: boo
   );
 }
 
-/** Resolves the URL's host through the engine and applies the address policy to every address. */
+/** Resolves a source URL's host through the engine and applies the address policy to every address. */
 export async function resolveTarget(
   engine: MediaEngine,
   url: string,

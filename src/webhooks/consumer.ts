@@ -2,7 +2,6 @@ import { and, eq, isNull, lte, or } from "drizzle-orm";
 import { getConfig } from "../config/config";
 import { createDb } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
-import { targetResolver } from "../fetch/targets";
 import { DEFAULT_TIMEOUT_MS, type DeliverySettings, processDelivery } from "./deliver";
 import type { WebhookMessage } from "./enqueue";
 
@@ -25,7 +24,7 @@ export async function handleWebhookBatch(
     delaysSeconds: config.webhookRetryDelaysSeconds,
     allowPrivate: config.allowPrivateSources,
     timeoutMs: DEFAULT_TIMEOUT_MS,
-    engine: targetResolver(env, config),
+    dohUrl: config.dohUrl,
     ...overrides,
   };
   const db = createDb(env.DB);

@@ -2,11 +2,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from "../db/schema";
-import type { MediaEngine } from "../engine";
-import { resolveTarget } from "../fetch/targets";
 import { activeSecrets } from "./secrets";
 import { signatureHeader } from "./sign";
-import { checkWebhookUrl } from "./url";
+import { checkWebhookUrl, resolveWebhookTarget } from "./url";
 
 /** interface.md Limits: "Webhook delivery attempts: up to 5". */
 export const MAX_ATTEMPTS = 5;
@@ -27,10 +25,10 @@ export type DeliverySettings = {
   allowPrivate: boolean;
   timeoutMs: number;
   /**
-   * Resolves the URL's name and applies the address policy before each attempt (POST /v1/resolve); null when
-   * no engine is configured, and then nothing is sent (the target cannot be checked).
+   * The DNS-over-HTTPS endpoint (DOH_URL) the URL's name is resolved at before each attempt, every address
+   * checked by the address policy; no engine is asked, so deliveries leave while it is down.
    */
-  engine: MediaEngine | null;
+  dohUrl: string;
 };
 
 /** What the queue should do with the message after one step. */
@@ -57,14 +55,13 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 
 /**
  * Why an attempt to `url` must not be made, or null: the literal rule (checkWebhookUrl), then the name
- * resolved now by the engine with every address checked, so a name that has come to point somewhere
+ * resolved now over DNS over HTTPS with every address checked, so a name that has come to point somewhere
  * private since the task was created is not sent to.
  */
-async function refusal(url: string, settings: Pick<DeliverySettings, "allowPrivate" | "engine">) {
+async function refusal(url: string, settings: Pick<DeliverySettings, "allowPrivate" | "dohUrl">) {
   const literal = checkWebhookUrl(url, settings.allowPrivate);
   if (literal !== null) return literal;
-  if (settings.engine === null) return "the address check is unavailable (no media engine)";
-  const verdict = await resolveTarget(settings.engine, url, "webhook");
+  const verdict = await resolveWebhookTarget(url, settings);
   return verdict.kind === "allowed" ? null : verdict.reason;
 }
 
@@ -76,7 +73,7 @@ async function refusal(url: string, settings: Pick<DeliverySettings, "allowPriva
 export async function sendAttempt(
   delivery: Pick<WebhookDeliveryRow, "id" | "url" | "event" | "body">,
   secrets: string[],
-  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs" | "engine">,
+  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs" | "dohUrl">,
 ): Promise<AttemptResult> {
   const refused = await refusal(delivery.url, settings);
   if (refused !== null) return { statusCode: null, latencyMs: 0, error: `not sent: ${refused}` };

@@ -1,4 +1,6 @@
-import { addressRange, checkUrl } from "@p6/contract/address-policy";
+import { addressRange, checkUrl, isForbiddenAddress } from "@p6/contract/address-policy";
+import { lookup } from "../fetch/doh";
+import type { TargetVerdict } from "../fetch/targets";
 
 /** Loopback names (RFC 6761) and address ranges, in every spelling the address policy folds. */
 function isLoopback(url: URL, address: string | undefined): boolean {
@@ -14,8 +16,8 @@ function isLoopback(url: URL, address: string | undefined): boolean {
  * development, ALLOW_PRIVATE_SOURCES) opens loopback only, as §11 says, so a developer can point webhooks at
  * a receiver on their machine; private networks, link-local and the rest stay closed.
  *
- * This is the check on the URL alone; names are resolved by the engine (src/fetch/targets.ts) at creation
- * and before every attempt. Redirects are never followed (a 3xx is a failed attempt), so a public name
+ * This is the check on the URL alone; names are resolved by the Worker over DNS over HTTPS
+ * (resolveWebhookTarget) at creation and before every attempt. Redirects are never followed (a 3xx is a failed attempt), so a public name
  * cannot bounce a delivery somewhere private.
  *
  * Returns null when the URL may be used, else a reason for the client.
@@ -28,4 +30,29 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean): string | nu
     if (local.ok && isLoopback(local.url, local.address)) return null;
   }
   return `The webhook URL ${strict.reason}.`;
+}
+
+/**
+ * Where a webhook URL's name points now, by the same address rule: every A and AAAA address the name has
+ * (asked over DNS over HTTPS at `dohUrl`, src/fetch/doh.ts) must be allowed, else the whole answer is refused
+ * (a rebinding-style answer mixing a public and a private address included). Call after checkWebhookUrl: IP
+ * literals need no lookup, nor do `localhost` names where `allowPrivate` opens loopback. No engine involved,
+ * so webhooks leave while the engine is down.
+ */
+export async function resolveWebhookTarget(
+  url: string,
+  settings: { dohUrl: string; allowPrivate: boolean },
+  signal?: AbortSignal,
+): Promise<TargetVerdict> {
+  const local = checkUrl(url, { allowPrivate: settings.allowPrivate });
+  if (!local.ok) return { kind: "refused", reason: `webhook ${local.reason}` };
+  if (local.address !== undefined) return { kind: "allowed" };
+  if (settings.allowPrivate && isLoopback(local.url, undefined)) return { kind: "allowed" };
+  const found = await lookup(settings.dohUrl, local.url.hostname, signal);
+  if (found.kind === "failed") return { kind: "unchecked", reason: "the address check is unavailable" };
+  if (found.kind === "none") return { kind: "unresolved", reason: "DNS lookup of the webhook host failed" };
+  const policy = { allowPrivate: settings.allowPrivate };
+  if (found.addresses.some((address) => isForbiddenAddress(address, policy)))
+    return { kind: "refused", reason: "webhook resolves to a private or reserved address" };
+  return { kind: "allowed" };
 }

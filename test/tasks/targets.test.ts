@@ -10,7 +10,8 @@ import { createTaskCall } from "../helpers/task-api";
 
 /**
  * POST /v1/tasks checks source_url, params.watermark_url and webhook by the source rules before it reserves
- * anything (issue 13): IP literals in the Worker, names resolved by the engine. Names resolve through a
+ * anything (issue 13): IP literals in the Worker; source names resolved by the engine, webhook names by the Worker over DNS over
+ * HTTPS (the DoH stand-in, test/support/doh-server.ts). Source names resolve through a
  * production-mode engine whose DNS is a test table (test/support/resolver-engine.ts).
  */
 

@@ -1,17 +1,15 @@
-import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { REFUSED_NAMES } from "../../containers/ffmpeg/test/support/dns";
-import { createEngine } from "../../src/engine";
 import { attempts, consume, delivery, endedTask, enqueueHeld } from "./support";
 
 /**
- * Every delivery attempt resolves the webhook's name first (through the engine's address policy) and is
- * not sent when any address is loopback, private, metadata or unspecified: a name that pointed somewhere
- * public at creation may point elsewhere now. DNS is the resolver engine's test table.
+ * Every delivery attempt resolves the webhook's name first (DNS over HTTPS from the Worker, the shared address
+ * policy) and is not sent when any address is loopback, private, metadata or unspecified: a name that pointed
+ * somewhere public at creation may point elsewhere now. DNS is the DoH stand-in's test table
+ * (test/support/doh-server.ts), DOH_URL in the test bindings.
  */
 
-const resolverEngine = () =>
-  createEngine({ engineUrl: inject("resolverEngineUrl"), secret: env.ENGINE_SECRET as string });
+const production = { allowPrivate: false };
 
 async function heldTo(url: string) {
   const { task, body } = await endedTask(url);
@@ -23,7 +21,7 @@ describe("an attempt to a name that now resolves to a refused address", () => {
     const id = await heldTo(`https://${name}/hook`);
     const result = await consume(id, {
       messageId: `r-${name}`,
-      overrides: { allowPrivate: false, engine: resolverEngine() },
+      overrides: production,
     });
     expect(result.retryMessages).toEqual([{ msgId: `r-${name}` }]);
     expect(await attempts(id)).toMatchObject([
@@ -39,13 +37,25 @@ describe("an attempt to a name that now resolves to a refused address", () => {
 
   it("a name that does not resolve is a failed attempt naming the lookup", async () => {
     const id = await heldTo("https://gone.test/hook");
-    await consume(id, { overrides: { allowPrivate: false, engine: resolverEngine() } });
+    await consume(id, { overrides: production });
     expect((await attempts(id))[0]?.error).toBe("not sent: DNS lookup of the webhook host failed");
   });
 
-  it("without an engine to ask, nothing is sent", async () => {
+  it.each([
+    ["a resolver that cannot be reached", "public.test", { dohUrl: "http://127.0.0.1:9/dns-query" }],
+    ["a resolver answering SERVFAIL", "servfail.test", {}],
+  ])("%s: nothing is sent", async (_, name, overrides) => {
+    const id = await heldTo(`https://${name}/hook`);
+    await consume(id, { overrides: { ...production, ...overrides } });
+    expect((await attempts(id))[0]?.error).toBe("not sent: the address check is unavailable");
+  });
+
+  it("a public name is allowed and sent to (here it then fails: workerd cannot reach the test name)", async () => {
     const id = await heldTo("https://public.test/hook");
-    await consume(id, { overrides: { allowPrivate: false, engine: null } });
-    expect((await attempts(id))[0]?.error).toMatch(/^not sent: the address check is unavailable/);
+    await consume(id, { overrides: { ...production, timeoutMs: 3_000 } });
+    const [attempt] = await attempts(id);
+    expect(attempt?.error).not.toMatch(/^not sent/);
+    const asked = (await (await fetch(inject("dohUrl").replace(/dns-query$/, "_asked"))).json()) as string[];
+    expect(asked).toEqual(expect.arrayContaining(["public.test A", "public.test AAAA"]));
   });
 });

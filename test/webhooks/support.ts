@@ -110,7 +110,13 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  */
 export async function consume(
   deliveryId: string,
-  options: { messageId?: string; attempts?: number; overrides?: Partial<DeliverySettings> } = {},
+  options: {
+    messageId?: string;
+    attempts?: number;
+    overrides?: Partial<DeliverySettings>;
+    /** Bindings over the test's (e.g. ENGINE_URL of an engine that is down). */
+    bindings?: Partial<Env>;
+  } = {},
 ) {
   const batch = createMessageBatch<WebhookMessage>("p6-webhooks", [
     {
@@ -129,6 +135,6 @@ export async function consume(
     });
   }
   const ctx = createExecutionContext();
-  await handleWebhookBatch(batch, env, ctx, options.overrides);
+  await handleWebhookBatch(batch, { ...env, ...options.bindings }, ctx, options.overrides);
   return { ...(await getQueueResult(batch, ctx)), retryDelays };
 }

@@ -91,11 +91,15 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
     // What the run would refuse at once, refused now, before the credits are reserved: a text mark no font
     // can draw (or over the pixel budget) is the same 400 as on the synchronous route.
     await checkTextMark(c.env, params.data);
-    await checkTargets(targetResolver(c.env, config), config.allowPrivateSources, {
-      sourceUrl: body.source_url,
-      watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,
-      webhookUrl: body.webhook,
-    });
+    await checkTargets(
+      { engine: targetResolver(c.env, config), dohUrl: config.dohUrl },
+      config.allowPrivateSources,
+      {
+        sourceUrl: body.source_url,
+        watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,
+        webhookUrl: body.webhook,
+      },
+    );
     const origin = new URL(c.req.url).origin;
     const { task, created } = await createTask(c.get("db"), {
       accountId: c.get("principal").accountId,
