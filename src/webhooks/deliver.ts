@@ -86,7 +86,7 @@ export async function sendAttempt(
     "User-Agent": USER_AGENT,
     "webhook-id": delivery.id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": await signatureHeader(secrets, delivery.id, timestamp, delivery.body),
+    "webhook-signature": signatureHeader(secrets, delivery.id, timestamp, delivery.body),
     "X-Webhook-Event": delivery.event,
   };
   const started = Date.now();
