@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/context";
 import { notFoundHandler } from "./http/not-found";
 import { requestContext } from "./http/request-context";
 import { securityHeaders } from "./http/security-headers";
+import { debugServerTiming } from "./http/timing";
 import { validationHook } from "./http/validation";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
@@ -14,7 +15,7 @@ import { registerDashboard } from "./routes/dashboard";
 import { registerDocs } from "./routes/docs";
 import { registerErrorPages } from "./routes/errors";
 import { registerFileRoutes } from "./routes/files/get";
-import { registerOperationRoutes } from "./routes/operations";
+import { OPERATION_PATHS, registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
 import { taskReadAhead } from "./routes/tasks/get";
 
@@ -22,7 +23,7 @@ const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 
 /**
  * The application, built once. Middleware order: security headers (on the way out, every response) → request
- * context (id, config, db) → (GET /v1/tasks/{id} only:
+ * context (id, config, db) → (synchronous operations: Server-Timing) → (GET /v1/tasks/{id} only:
  * the task read starts) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
  * (1 MiB, JSON only) → the route's validation → handler.
  */
@@ -33,6 +34,10 @@ export function createApp() {
 
   app.use("*", securityHeaders);
   app.use("*", requestContext);
+  // Synchronous operations: Server-Timing (X-Debug-Timing) by hono/timing, its total counting from here.
+  app.use("/v1/*", async (c, next) =>
+    OPERATION_PATHS.has(c.req.path) ? debugServerTiming(c, next) : next(),
+  );
   app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
   app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", async (c, next) =>

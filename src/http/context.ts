@@ -1,3 +1,4 @@
+import type { TimingVariables } from "hono/timing";
 import type { Config } from "../config/config";
 import type { Db } from "../db/client";
 import type { TaskRow } from "../db/schema";
@@ -21,5 +22,5 @@ export type AppEnv = {
     principal: Principal;
     /** GET /v1/tasks/{id}: the row read while the key is checked (routes/tasks/get.ts taskReadAhead). */
     taskRead?: Promise<TaskRow | undefined>;
-  };
+  } & TimingVariables;
 };

@@ -3,6 +3,7 @@ import { errorResponses, headers as responseHeaders, withHeaders } from "../../e
 import { errorTypeBase } from "../../errors/problem";
 import { checkLiteralTargets } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
+import { reportPhases } from "../../http/timing";
 import { requestFingerprint } from "../../idempotency/fingerprint";
 import { OPERATIONS, schemaNameOf } from "../../operations";
 import { executeSync } from "../../operations/sync";
@@ -61,6 +62,11 @@ function routeFor(operation: Operation) {
   });
 }
 
+/** Paths of the synchronous routes (app.ts puts hono/timing's Server-Timing middleware on them). */
+export const OPERATION_PATHS: ReadonlySet<string> = new Set(
+  OPERATIONS.map((operation) => `/v1/${operation.type.replace(".", "/")}`),
+);
+
 /** The synchronous routes, one per operation of the registry: POST /v1/<domain>/<operation>. */
 export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
   for (const operation of OPERATIONS) {
@@ -100,7 +106,7 @@ export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
       );
       const out = new Headers(response.headers);
       if (replayed) out.set("Idempotent-Replayed", "true");
-      if (c.req.header("x-debug-timing")) out.set("Server-Timing", c.get("timing").header());
+      if (c.req.header("x-debug-timing")) reportPhases(c, c.get("timing"));
       for (const [name, value] of out) c.header(name, value);
       return c.body(response.body, response.status as 200) as never;
     });
