@@ -35,7 +35,10 @@ export async function generateApiKey() {
   return { keyId, key: `p6_${keyId}:${secret}`, secretHash: await hashSecret(secret) };
 }
 
-/** The masked form shown in listings: p6_<first 8 of key_id>... */
+/** A key's whole id as pages show it (`p6_<key_id>`): keys made in the same instant share the masked form. */
+export const keyLabel = (keyId: string) => `p6_${keyId}`;
+
+/** The masked form the admin API's listings carry (`prefix`): p6_<first 8 of key_id>... */
 export function maskKey(keyId: string) {
   return `p6_${keyId.slice(0, 8)}...`;
 }

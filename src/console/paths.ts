@@ -8,6 +8,7 @@ export const consolePaths = {
   signInPasskey: `${CONSOLE}/sign-in/passkey`,
   signOut: `${CONSOLE}/sign-out`,
   signOutEverywhere: `${CONSOLE}/sign-out-everywhere`,
+  welcome: `${CONSOLE}/welcome`,
   keys: `${CONSOLE}/keys`,
   revokeKey: (keyId: string) => `${CONSOLE}/keys/${keyId}/revoke`,
   webhooks: `${CONSOLE}/webhooks`,

@@ -20,7 +20,7 @@ const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 type Ctx = Context<ConsoleEnv>;
 
-function cookieOptions(c: Ctx, maxAge?: number) {
+export function cookieOptions(c: Ctx, maxAge?: number) {
   return {
     path: CONSOLE,
     httpOnly: true,

@@ -77,9 +77,10 @@ describe("console pages", () => {
   it("keys: a read-only key is refused on POST, revoking needs a confirmation, then 401", async () => {
     const { client } = await signedUp();
     const created = await client.submit("/console/keys", "/console/keys", { name: "reader", scopes: "read" });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(303);
+    expect(location(created)).toBe("/console/keys");
     const key = /id="new-key"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*id="new-key"/.exec(
-      await created.text(),
+      await (await client.get("/console/keys")).text(),
     );
     const readOnly = (key?.[1] ?? key?.[2])!;
     expect((await call("/v1/tasks", { key: readOnly })).status).toBe(200);
@@ -90,6 +91,62 @@ describe("console pages", () => {
     const revoked = await client.submit(`/console/keys/${keyId}/revoke`, `/console/keys/${keyId}/revoke`);
     expect(location(revoked)).toBe("/console/keys?done=revoked");
     expect((await call("/v1/tasks", { key: readOnly })).status).toBe(401);
+  });
+
+  it("every successful POST answers 303 to a GET; a new key is shown once after it, never in a URL", async () => {
+    const { client, email, key: firstKey } = await signedUp();
+    // The welcome page showed the sign-up key once; opening it again goes to the overview, without the key.
+    const again = await client.get("/console/welcome");
+    expect(location(again)).toBe("/console");
+    const keyCount = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM api_keys WHERE account_id = ?")
+        .bind(await accountOf(email))
+        .first<{ n: number }>())!.n;
+    expect(await keyCount()).toBe(1);
+
+    const created = await client.submit("/console/keys", "/console/keys", { name: "ci", scopes: "read" });
+    expect(created.status).toBe(303);
+    const target = location(created)!;
+    expect(target).toBe("/console/keys");
+    // The flash cookie is HttpOnly, short-lived, for /console only, and holds no readable key.
+    const flash = created.headers.getSetCookie().find((c) => c.startsWith("p6_console_flash="))!;
+    expect(flash).toMatch(/HttpOnly/);
+    expect(flash).toMatch(/Max-Age=120/);
+    expect(flash).toMatch(/Path=\/console/);
+    const sealed = client.cookies.get("p6_console_flash")!;
+    const shown = await (await client.get(target)).text();
+    const newKey = /value="(p6_[^"]+)"/.exec(shown)?.[1];
+    expect(newKey).toMatch(/^p6_[0-9A-Z]{26}:[0-9a-f]{64}$/);
+    expect(newKey).not.toBe(firstKey);
+    for (const part of [newKey!, newKey!.split(":")[1]!]) {
+      expect(target).not.toContain(part);
+      expect(sealed).not.toContain(part);
+      expect(decodeURIComponent(sealed)).not.toContain(part);
+    }
+    // Listed by its whole id.
+    expect(shown).toContain(`p6_${newKey!.slice(3, 29)}`);
+    expect(await keyCount()).toBe(2);
+    // A reload of the page after the redirect: no second key, and the key is not shown again.
+    const reloaded = await (await client.get(target)).text();
+    expect(reloaded).not.toContain(newKey!.split(":")[1]);
+    expect(await keyCount()).toBe(2);
+
+    // Another session cannot open a flash sealed for this one.
+    const other = await signedUp();
+    await client.submit("/console/keys", "/console/keys", { name: "second" });
+    const stolen = client.cookies.get("p6_console_flash")!;
+    other.client.cookies.set("p6_console_flash", stolen);
+    expect(await (await other.client.get("/console/keys")).text()).not.toContain('id="new-key"');
+
+    // Rotation asks first; the POST then redirects.
+    const confirm = await client.get("/console/webhooks/rotate");
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain("Rotate the webhook signing secret?");
+    const webhooks = await (await client.get("/console/webhooks")).text();
+    expect(webhooks).toContain('href="/console/webhooks/rotate"');
+    expect(webhooks).not.toContain('action="/console/webhooks/rotate"');
+    const rotated = await client.submit("/console/webhooks/rotate", "/console/webhooks/rotate");
+    expect(location(rotated)).toBe("/console/webhooks?done=rotated");
   });
 
   it("keys: the rate limit may not exceed the operator's ceiling", async () => {

@@ -81,7 +81,7 @@ describe("console security", () => {
       email: newEmail(),
       password: PASSWORD,
     });
-    expect(localSignUp.status).toBe(201);
+    expect(localSignUp.status).toBe(303);
     const localCookie = sessionCookie(localSignUp);
     expect(localCookie).toMatch(/HttpOnly/);
     expect(localCookie).not.toMatch(/Secure/);

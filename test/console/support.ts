@@ -18,8 +18,11 @@ export function clientAt(address = `2001:db8::${(++addresses).toString(16)}`) {
 /** A customer signed up through the real form; returns the client (signed in), the key shown and the page. */
 export async function signedUp(email = newEmail(), client = clientAt(), password = PASSWORD) {
   const response = await client.submit("/console/sign-up", "/console/sign-up", { email, password });
-  expect(response.status).toBe(201);
-  const html = await response.text();
+  expect(response.status).toBe(303);
+  expect(response.headers.get("location")).toBe("/console/welcome");
+  const welcome = await client.get("/console/welcome");
+  expect(welcome.status).toBe(200);
+  const html = await welcome.text();
   const key = /value="(p6_[^"]+)"/.exec(html)?.[1];
   expect(key).toBeDefined();
   return { client, email, key: key!, html };

@@ -1,5 +1,5 @@
 import type { Context, Hono } from "hono";
-import { maskKey } from "../../auth/token";
+import { keyLabel } from "../../auth/token";
 import { text } from "../../dashboard/forms";
 import { Field, type FieldErrors, Notice, PostForm, SecretField } from "../../dashboard/views/components";
 import { formatNumber } from "../../dashboard/views/format";
@@ -9,6 +9,7 @@ import { passwordProblem } from "../../users/password";
 import { normalizeEmail, signIn, signUp } from "../../users/service";
 import { takeSignUpSlot } from "../../users/throttle";
 import type { ConsoleEnv } from "../context";
+import { setFlash, takeFlash } from "../flash";
 import { consolePaths, safeConsoleNext } from "../paths";
 import { renderConsole } from "../render";
 import { clientAddress, relyingParty } from "../rp";
@@ -99,6 +100,7 @@ async function signInPage(c: Ctx, state: { email?: string; error?: string; statu
 async function startSession(c: Ctx, userId: string) {
   const { token } = await createSession(c.get("db"), userId, Date.now());
   setSessionCookie(c, token);
+  return token;
 }
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
@@ -144,24 +146,37 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
         errors: { email: "This email already has an account. Sign in instead." },
       });
     }
-    await startSession(c, result.user.id);
-    c.set("user", result.user);
-    // Rendered in this response only, never redirected with: the full key exists nowhere else.
+    const token = await startSession(c, result.user.id);
+    // Post/Redirect/Get: the key is shown by the welcome page, sealed under the new session, never in a URL.
+    await setFlash(c, token, {
+      kind: "welcome",
+      keyId: result.key.slice(3, 29),
+      key: result.key,
+      credits,
+    });
+    return c.redirect(consolePaths.welcome, 303);
+  });
+
+  // The page after sign-up, once: a reload (or a later visit) goes to the overview.
+  app.get("/welcome", async (c) => {
+    const flash = await takeFlash(c);
+    if (flash?.kind !== "welcome") return c.redirect(consolePaths.overview, 303);
     return renderConsole(
       c,
-      { title: "Welcome", tab: "overview", status: 201 },
+      { title: "Welcome", tab: "overview" },
       <section class="panel" id="new-key-panel">
         <h1>Your account is ready</h1>
         <p>
-          {credits > 0 ? `${formatNumber(credits)} credits to start with. ` : ""}This is your default API key:
+          {flash.credits > 0 ? `${formatNumber(flash.credits)} credits to start with. ` : ""}This is your
+          default API key:
         </p>
         <Notice kind="warn">
           Copy the key now: this is the only time it is shown. Only a hash is stored, so a lost key cannot be
           recovered — create another on the API keys page.
         </Notice>
-        <SecretField id="new-key" label="Your API key" value={result.key} />
+        <SecretField id="new-key" label="Your API key" value={flash.key} />
         <p class="muted small">
-          Listed from now on as <code>{maskKey(result.key.slice(3, 29))}</code>. Send it as{" "}
+          Listed from now on as <code>{keyLabel(flash.keyId)}</code>. Send it as{" "}
           <code>Authorization: Bearer p6_…</code>.
         </p>
         <p>

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
-import { maskKey } from "../../auth/token";
+import { getCookie } from "hono/cookie";
+import { keyLabel } from "../../auth/token";
 import {
   ConfirmRevoke,
   CreateKeyForm,
@@ -10,34 +11,31 @@ import {
 } from "../../dashboard/pages/keys";
 import type { FieldErrors } from "../../dashboard/views/components";
 import { Notice } from "../../dashboard/views/components";
-import type { ApiKeyRow } from "../../db/schema";
 import { createKey, listKeys, revokeKey } from "../../keys/service";
 import type { ConsoleEnv } from "../context";
 import { notFound } from "../errors";
+import { setFlash, takeFlash } from "../flash";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
+import { SESSION_COOKIE } from "../session";
 
 type Ctx = Context<ConsoleEnv>;
 
 /** A customer's key may not go above the deployment's per-key default: the operator's ceiling. */
 const ceiling = (c: Ctx) => c.get("config").defaultRateLimitPerMinute;
 
-async function keysPage(
-  c: Ctx,
-  extra: {
-    created?: { row: ApiKeyRow; key: string };
-    form?: { values: KeyValues; errors: FieldErrors };
-  } = {},
-) {
-  const rows = await listKeys(c.get("db"), c.get("user").accountId);
+async function keysPage(c: Ctx, extra: { form?: { values: KeyValues; errors: FieldErrors } } = {}) {
+  const [rows, flash] = await Promise.all([listKeys(c.get("db"), c.get("user").accountId), takeFlash(c)]);
   const revoked = c.req.query("done") === "revoked";
+  // The key created by the POST this page was redirected from, shown on this one load only.
+  const created = flash?.kind === "key" ? rows.find((row) => row.id === flash.keyId) : undefined;
   return renderConsole(
     c,
-    { title: "API keys", tab: "keys", status: extra.form ? 400 : extra.created ? 201 : 200 },
+    { title: "API keys", tab: "keys", status: extra.form ? 400 : 200 },
     <>
       <h1>API keys</h1>
       {revoked ? <Notice kind="ok">Key revoked. Requests with it are refused from now on.</Notice> : null}
-      {extra.created ? <NewKey keyRow={extra.created.row} fullKey={extra.created.key} /> : null}
+      {created && flash ? <NewKey keyRow={created} fullKey={flash.key} /> : null}
       <KeyList
         rows={rows}
         revokeHref={consolePaths.revokeKey}
@@ -81,7 +79,14 @@ export function registerKeyPages(app: Hono<ConsoleEnv>) {
       },
       Date.now(),
     );
-    return keysPage(c, { created });
+    // Post/Redirect/Get: a reload shows the list, never makes a second key. The key reaches the next page
+    // sealed under this session (src/console/flash.ts), never in its URL.
+    await setFlash(c, getCookie(c, SESSION_COOKIE)!, {
+      kind: "key",
+      keyId: created.row.id,
+      key: created.key,
+    });
+    return c.redirect(consolePaths.keys, 303);
   });
 
   app.get("/keys/:keyId/revoke", async (c) => {
@@ -89,7 +94,7 @@ export function registerKeyPages(app: Hono<ConsoleEnv>) {
     if (row.revokedAt !== null) return c.redirect(consolePaths.keys, 303);
     return renderConsole(
       c,
-      { title: `Revoke ${maskKey(row.id)}`, tab: "keys" },
+      { title: `Revoke ${keyLabel(row.id)}`, tab: "keys" },
       <ConfirmRevoke row={row} action={consolePaths.revokeKey(row.id)} cancel={consolePaths.keys} />,
     );
   });

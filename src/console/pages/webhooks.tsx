@@ -37,7 +37,7 @@ async function webhooksPage(
         revealed={revealed}
         now={now}
         reveal={{ action: consolePaths.revealSecret, label: "Reveal" }}
-        rotate={{ action: consolePaths.rotateSecret, label: "Rotate" }}
+        rotate={{ confirm: consolePaths.rotateSecret, label: "Rotate…" }}
         extra={
           <section class="panel">
             <h2>Resend</h2>
@@ -86,6 +86,27 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
     }
     return c.redirect(`${consolePaths.task(taskId)}?done=resent`, 303);
   });
+  // Rotating asks first, as revoking a key does: the new secret must reach every receiver within the overlap.
+  app.get("/webhooks/rotate", (c) =>
+    renderConsole(
+      c,
+      { title: "Rotate the webhook secret", tab: "webhooks" },
+      <section class="panel">
+        <h1>Rotate the webhook signing secret?</h1>
+        <p>
+          A new secret signs every delivery from now on. The current one keeps signing beside it for{" "}
+          {formatRemaining(ROTATION_OVERLAP_MS)}, then stops: every receiver must have the new secret by then.
+          A rotation cannot be undone.
+        </p>
+        <PostForm action={consolePaths.rotateSecret} class="actions">
+          <button type="submit" class="danger">
+            Rotate the secret
+          </button>
+          <a href={consolePaths.webhooks}>Cancel</a>
+        </PostForm>
+      </section>,
+    ),
+  );
   app.post("/webhooks/rotate", async (c) => {
     await rotateWebhookSecret(c.get("db"), c.get("user").accountId, Date.now());
     return c.redirect(`${consolePaths.webhooks}?done=rotated`, 303);

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { parseScopes } from "../../auth/authenticate";
-import { maskKey } from "../../auth/token";
+import { keyLabel } from "../../auth/token";
 import type { AccountRow, ApiKeyRow } from "../../db/schema";
 import { createKey, listKeys, revokeKey } from "../../keys/service";
 import { CreateKeyBody } from "../../routes/admin/schema";
@@ -43,7 +43,7 @@ export function NewKey(props: { keyRow: ApiKeyRow; fullKey: string }) {
       </Notice>
       <SecretField id="new-key" label="The new API key" value={props.fullKey} />
       <p class="muted small">
-        Listed from now on as <code>{maskKey(props.keyRow.id)}</code>. Use it as{" "}
+        Listed from now on as <code>{keyLabel(props.keyRow.id)}</code>. Use it as{" "}
         <code>Authorization: Bearer p6_…</code>.
       </p>
     </section>
@@ -134,7 +134,7 @@ export function KeyList(props: {
         rows={props.rows.map((row) => ({
           id: row.id,
           cells: [
-            <code>{maskKey(row.id)}</code>,
+            <code>{keyLabel(row.id)}</code>,
             row.name || <span class="muted">—</span>,
             [...parseScopes(row.scopes)].join(", "),
             row.rateLimitPerMinute === null ? (
@@ -246,7 +246,7 @@ export function ConfirmRevoke(props: { row: ApiKeyRow; action: string; cancel: s
   return (
     <section class="panel">
       <h2>
-        Revoke <code>{maskKey(row.id)}</code>
+        Revoke <code>{keyLabel(row.id)}</code>
         {row.name ? ` “${row.name}”` : ""}?
       </h2>
       <p>
@@ -291,7 +291,7 @@ export function registerKeys(app: Hono<DashboardEnv>) {
     if (row.revokedAt !== null) return c.redirect(paths.keys(account.id), 303);
     return render(
       c,
-      `Revoke ${maskKey(row.id)}`,
+      `Revoke ${keyLabel(row.id)}`,
       <>
         <AccountHeader account={account} tab="keys" />
         <ConfirmRevoke

@@ -47,6 +47,8 @@ export function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now
 }
 
 type Action = { action: string; label: string };
+/** A link to a page that asks before acting (the console's rotation), instead of the action's own button. */
+type Confirmed = { confirm: string; label: string };
 
 /** The secrets (masked until revealed) with the reveal button, and the rotation panel; `extra` joins the grid. */
 export function SecretPanels(props: {
@@ -54,7 +56,7 @@ export function SecretPanels(props: {
   revealed: boolean;
   now: number;
   reveal: Action;
-  rotate: Action;
+  rotate: Action | Confirmed;
   extra?: Child;
 }) {
   return (
@@ -76,9 +78,15 @@ export function SecretPanels(props: {
           {formatRemaining(ROTATION_OVERLAP_MS)} beside it, so receivers can switch without missing a
           delivery.
         </p>
-        <PostForm action={props.rotate.action}>
-          <button type="submit">{props.rotate.label}</button>
-        </PostForm>
+        {"confirm" in props.rotate ? (
+          <p>
+            <a href={props.rotate.confirm}>{props.rotate.label}</a>
+          </p>
+        ) : (
+          <PostForm action={props.rotate.action}>
+            <button type="submit">{props.rotate.label}</button>
+          </PostForm>
+        )}
       </section>
       {props.extra}
     </div>
