@@ -257,6 +257,36 @@ export async function decodedSeconds(
   return exit.code === 0 && timeBase > 0 && samples > 0 ? samples * timeBase : null;
 }
 
+/**
+ * Where the streams `maps` of an input end: the latest end (presentation time + duration, in the input's own
+ * timeline) of the packets that follow a seek far past the end, which lands on the last seek point (or
+ * reads the whole input when it cannot seek: a truncated file without its index). No decoding. Null when
+ * ffmpeg fails or lists no packet. `inputArgs(before)` gives the input arguments with options before -i.
+ */
+export async function packetsEnd(
+  bin: string,
+  inputArgs: (before: readonly string[]) => string[],
+  maps: readonly string[],
+  signal: AbortSignal,
+): Promise<number | null> {
+  const timeBases: number[] = [];
+  let end = Number.NEGATIVE_INFINITY;
+  const args = [
+    ...FFMPEG_BASE_ARGS,
+    ...inputArgs(["-ss", "99999999"]),
+    ...["-copyts", ...maps.flatMap((m) => ["-map", m]), "-c", "copy", "-f", "framecrc", "pipe:1"],
+  ];
+  const exit = await run(bin, args, signal, (line) => {
+    const tb = /^#tb (\d+): (\d+)\/(\d+)$/.exec(line);
+    if (tb !== null) timeBases[Number(tb[1])] = Number(tb[2]) / Number(tb[3]);
+    // stream, dts, pts, duration, size, crc
+    const m = /^(\d+),\s*-?\d+,\s*(-?\d+),\s*(\d+),/.exec(line);
+    const timeBase = m === null ? undefined : timeBases[Number(m[1])];
+    if (m !== null && timeBase !== undefined) end = Math.max(end, (Number(m[2]) + Number(m[3])) * timeBase);
+  });
+  return exit.code === 0 && Number.isFinite(end) ? end : null;
+}
+
 /** An ffmpeg started ahead of its job (warm-ffmpeg.ts), waiting on its input. */
 export interface WarmFfmpeg {
   child: ChildProcess;
