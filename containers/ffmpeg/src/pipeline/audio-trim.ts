@@ -7,6 +7,7 @@
  */
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
+import { aacAlignment, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
 import { audioCopyContainer, audioCutEncoding } from "./containers.ts";
 import {
   emptyOutput,
@@ -25,6 +26,18 @@ import { readParams, readWindow, roundSec, sec, type Window } from "./params.ts"
  */
 const PREROLL = 0.5;
 
+/** The -af filters of encoder arguments, and the arguments without them. */
+function splitFilters(codec: readonly string[]): { filters: string[]; rest: string[] } {
+  const i = codec.indexOf("-af");
+  if (i < 0) return { filters: [], rest: [...codec] };
+  return { filters: [codec[i + 1]!], rest: [...codec.slice(0, i), ...codec.slice(i + 2)] };
+}
+
+/** The channel and rate options of encoder arguments (what shapes the samples encoded). */
+function shapeOf(codec: readonly string[]): string[] {
+  return codec.flatMap((a, i) => (a === "-ac" || a === "-ar" ? [a, codec[i + 1]!] : []));
+}
+
 async function run(ctx: JobContext, input: Input, p: Window) {
   const { audio, duration } = input.info;
   if (audio === null) throw unsupported("the source has no audio stream");
@@ -38,18 +51,33 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: ["-c:a", "copy"] };
   const out = outputPath(ctx, container.ext);
   const seek = Math.max(0, p.start - PREROLL);
+  const inputArgs = input.args(whole || seek === 0 ? [] : ["-ss", sec(seek)]);
+  const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
+  let encode = codec;
+  if (copyInto === null) {
+    // The window is cut in the filter chain (what an output -ss/-t would insert), so that the filters that
+    // stamp and align the cut's samples come after it.
+    const { filters, rest } = splitFilters(codec);
+    const window = whole ? [] : [`atrim=start=${sec(p.start - seek)}:duration=${sec(end - p.start)}`];
+    const cut = [...window, STAMP_BY_SAMPLES];
+    if (audio.codec === "aac") {
+      const samples = await countSamples(
+        ctx,
+        input,
+        inputArgs,
+        [...map, "-af", [...cut, ...filters].join(","), ...shapeOf(rest)],
+        "the source has no decodable audio between start and end",
+      );
+      filters.push(...leadingSilence(aacAlignment(samples)));
+    }
+    encode = ["-af", [...cut, ...filters].join(","), ...rest];
+  }
   await ctx
-    .runFfmpeg(
-      [
-        ...input.args(whole || seek === 0 ? [] : ["-ss", sec(seek)]),
-        ...(whole ? [] : ["-ss", sec(p.start - seek), "-t", sec(end - p.start)]),
-        ...["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"],
-        ...codec,
-        ...container.options,
-        ...["-f", container.muxer, out],
-      ],
-      { signal: ctx.signal, durationSec: end - p.start, onProgress: ctx.setProgress },
-    )
+    .runFfmpeg([...inputArgs, ...map, ...encode, ...container.options, "-f", container.muxer, out], {
+      signal: ctx.signal,
+      durationSec: end - p.start,
+      onProgress: ctx.setProgress,
+    })
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const outDuration =

@@ -63,12 +63,18 @@ function wavPcm(codec: string): string {
  */
 const OPUS_LAYOUTS: Record<string, string> = { "5.1(side)": "5.1", "5.0(side)": "5.0", "7.1(wide)": "7.1" };
 
-/** Filter arguments an Opus encode of `audio` needs (none for mono, stereo and the layouts libopus knows). */
-export function opusLayoutArgs(audio: AudioInfo, channels?: number): string[] {
+/** Filters an Opus encode of `audio` needs (none for mono, stereo and the layouts libopus knows). */
+export function opusLayoutFilters(audio: AudioInfo, channels?: number): string[] {
   const target = audio.layout === undefined ? undefined : OPUS_LAYOUTS[audio.layout];
   return target === undefined || (channels !== undefined && channels <= 2)
     ? []
-    : ["-af", `channelmap=channel_layout=${target}`];
+    : [`channelmap=channel_layout=${target}`];
+}
+
+/** The same as -af arguments. */
+export function opusLayoutArgs(audio: AudioInfo, channels?: number): string[] {
+  const filters = opusLayoutFilters(audio, channels);
+  return filters.length === 0 ? [] : ["-af", filters.join(",")];
 }
 
 /**

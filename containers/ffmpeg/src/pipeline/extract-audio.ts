@@ -4,7 +4,8 @@
  */
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
-import { audioCopyContainer, CONTAINERS, type Container, opusLayoutArgs } from "./containers.ts";
+import { aacAlignment, aacRate, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
+import { audioCopyContainer, CONTAINERS, type Container, opusLayoutFilters } from "./containers.ts";
 import {
   emptyOutput,
   type Input,
@@ -13,6 +14,7 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
+import type { AudioInfo } from "./media-info.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
 
@@ -75,42 +77,59 @@ function parse(raw: unknown): AudioParams {
   return { format, bitrate: readBitrate(p), sampleRate, channels };
 }
 
+/**
+ * The encode of `audio` into `format`: codec options and the filter chain (audio-encode.ts). M4A is encoded
+ * at the rate the AAC encoder takes, resampled in the chain so that the samples counted are the ones encoded.
+ */
+function encoding(audio: AudioInfo, p: AudioParams & { format: Exclude<AudioFormat, "original"> }) {
+  const codec = ["-c:a", ENCODERS[p.format]];
+  if (p.format === "mp3" || p.format === "m4a" || p.format === "opus") {
+    codec.push("-b:a", String(p.bitrate ?? 128000));
+  }
+  /** Channels and rate of the samples encoded. */
+  const shape = p.channels === undefined ? [] : ["-ac", String(p.channels)];
+  const filters = [STAMP_BY_SAMPLES];
+  if (p.format === "opus") filters.push(...opusLayoutFilters(audio, p.channels));
+  const rate = p.format === "m4a" ? (p.sampleRate ?? aacRate(audio.sampleRate)) : p.sampleRate;
+  if (rate !== undefined) {
+    if (rate !== audio.sampleRate) filters.push(`aresample=${rate}`);
+    shape.push("-ar", String(rate));
+  }
+  return { codec, shape, filters };
+}
+
 async function run(ctx: JobContext, input: Input, p: AudioParams) {
   const { audio, duration } = input.info;
   if (audio === null) throw unsupported("the source has no audio stream");
   let container: Container;
   let codec: string[];
+  const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
     container = audioCopyContainer(audio.codec) ?? CONTAINERS.mka;
     codec = ["-c:a", "copy"];
   } else {
     container = CONTAINERS[p.format];
-    codec = ["-c:a", ENCODERS[p.format]];
-    if (p.format === "mp3" || p.format === "m4a" || p.format === "opus") {
-      codec.push("-b:a", String(p.bitrate ?? 128000));
+    const encode = encoding(audio, { ...p, format: p.format });
+    const filters = encode.filters;
+    if (p.format === "m4a") {
+      const samples = await countSamples(
+        ctx,
+        input,
+        input.args(),
+        [...map, "-af", filters.join(","), ...encode.shape],
+        "the source's audio stream holds no decodable audio",
+      );
+      filters.push(...leadingSilence(aacAlignment(samples)));
     }
-    if (p.sampleRate !== undefined) codec.push("-ar", String(p.sampleRate));
-    if (p.channels !== undefined) codec.push("-ac", String(p.channels));
-    if (p.format === "opus") codec.push(...opusLayoutArgs(audio, p.channels));
+    codec = ["-af", filters.join(","), ...encode.shape, ...encode.codec];
   }
   const out = outputPath(ctx, container.ext);
   await ctx
-    .runFfmpeg(
-      [
-        ...input.args(),
-        "-map",
-        `0:${audio.index}`,
-        "-vn",
-        "-sn",
-        "-dn",
-        ...codec,
-        ...container.options,
-        "-f",
-        container.muxer,
-        out,
-      ],
-      { signal: ctx.signal, durationSec: duration ?? 0, onProgress: ctx.setProgress },
-    )
+    .runFfmpeg([...input.args(), ...map, ...codec, ...container.options, "-f", container.muxer, out], {
+      signal: ctx.signal,
+      durationSec: duration ?? 0,
+      onProgress: ctx.setProgress,
+    })
     .catch((err: unknown) => preferSourceError(input, err));
   const { size } = await stat(out);
   const measured =
