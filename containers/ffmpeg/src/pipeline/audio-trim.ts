@@ -3,12 +3,13 @@
  * codecs, within the encoder's priming for lossy ones, in players that ignore edit lists too). A stream copy
  * cannot cut inside a packet and keeps what comes before the first one it needs (priming, pre-skip, prior
  * packets behind an edit list, the source's STREAMINFO), so a cut is re-encoded in the same codec
- * (containers.ts audioCutEncoding); only a window that is the whole stream is copied. `copied` says which.
+ * (containers.ts audioCutEncoding); only a window that is the whole stream is copied, and AMR, which no
+ * encoder here writes, is cut by its 20 ms packets. `copied` says which.
  */
 import { stat } from "node:fs/promises";
 import { invalid, unsupported } from "../protocol.ts";
 import { aacAlignment, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
-import { audioCopyContainer, audioCutEncoding } from "./containers.ts";
+import { audioCopyContainer, audioCutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
 import {
   emptyOutput,
   type Input,
@@ -46,7 +47,9 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   }
   const end = duration === null ? p.end : Math.min(p.end, duration);
   const whole = p.start === 0 && duration !== null && p.end >= duration;
-  const copyInto = whole ? audioCopyContainer(audio.codec) : null;
+  // A codec without an encoder here is cut by its packets (20 ms for AMR), still in its own codec.
+  const packetCut = !whole && PACKET_CUT_CODECS.has(audio.codec);
+  const copyInto = whole || packetCut ? audioCopyContainer(audio.codec) : null;
   const { container, codec } =
     copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: ["-c:a", "copy"] };
   const out = outputPath(ctx, container.ext);
@@ -71,6 +74,10 @@ async function run(ctx: JobContext, input: Input, p: Window) {
       filters.push(...leadingSilence(aacAlignment(samples)));
     }
     encode = ["-af", [...cut, ...filters].join(","), ...rest];
+  } else if (packetCut) {
+    // The packets from start to end, the first one's time made 0.
+    const window = ["-ss", sec(p.start - seek), "-t", sec(end - p.start), "-avoid_negative_ts", "make_zero"];
+    encode = [...window, ...codec];
   }
   await ctx
     .runFfmpeg([...inputArgs, ...map, ...encode, ...container.options, "-f", container.muxer, out], {

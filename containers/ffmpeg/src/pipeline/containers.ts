@@ -38,7 +38,10 @@ export function audioCopyContainer(codec: string): Container | null {
   if (codec === "flac") return CONTAINERS.flac;
   if (codec === "opus") return CONTAINERS.opus;
   if (codec === "vorbis") return CONTAINERS.ogg;
-  if (["ac3", "eac3", "dts", "truehd", "mp2", "wmav2"].includes(codec) || codec.startsWith("pcm_")) {
+  if (
+    ["ac3", "eac3", "dts", "truehd", "mp2", "wmav2", "amr_nb", "amr_wb"].includes(codec) ||
+    codec.startsWith("pcm_")
+  ) {
     return CONTAINERS.mka;
   }
   return null;
@@ -78,11 +81,26 @@ export function opusLayoutArgs(audio: AudioInfo, channels?: number): string[] {
 }
 
 /**
+ * The ADPCM block size (bytes) of an encode at `rate` × `channels`: about 10 ms of samples per block. WAV
+ * cannot say that the last block is partly padding, so a decoder plays it whole: a smaller block is a
+ * smaller excess (the encoder's default, 1024 bytes, is 92 ms of mono at 22.05 kHz) for 7 header bytes per
+ * channel and block.
+ */
+export function adpcmBlockSize(rate: number, channels: number): number {
+  const bytes = (rate * channels) / 200 + 7 * channels;
+  return Math.min(8192, Math.max(32, 2 ** Math.round(Math.log2(bytes))));
+}
+
+/** ADPCM codecs ffmpeg encodes and WAV holds. */
+const WAV_ADPCM = new Set(["adpcm_ms", "adpcm_ima_wav"]);
+
+/**
  * How audio.trim encodes a cut of `audio` so that it presents exactly the window it was cut to (a stream
  * copy keeps whole packets, and often priming hidden behind an edit list or pre-skip): the same codec and
- * the container it would be copied into, lossless codecs losslessly; MP3 for codecs without an encoder
- * here. The encoders' own priming (AAC, MP3, Opus) is marked in the file (edit list, LAME tag, pre-skip) and
- * is at most one frame for a player that ignores it.
+ * the container it would be copied into, lossless codecs losslessly. The encoders' own priming (AAC, MP3,
+ * Opus) is marked in the file (edit list, LAME tag, pre-skip) and is at most one frame for a player that
+ * ignores it. AMR, which no encoder here writes, is cut by its packets instead (audio-trim.ts,
+ * PACKET_CUT_CODECS); MP3 for the other codecs without an encoder.
  */
 export function audioCutEncoding(audio: AudioInfo): { container: Container; codec: string[] } {
   const c = audio.codec;
@@ -91,6 +109,11 @@ export function audioCutEncoding(audio: AudioInfo): { container: Container; code
   if (c === "alac") return { container: CONTAINERS.m4a, codec: ["-c:a", "alac"] };
   if (c === "flac") return { container: CONTAINERS.flac, codec: ["-c:a", "flac"] };
   if (c.startsWith("pcm_")) return { container: CONTAINERS.wav, codec: ["-c:a", wavPcm(c)] };
+  if (WAV_ADPCM.has(c)) {
+    const channels = Math.min(2, audio.channels);
+    const block = adpcmBlockSize(audio.sampleRate, channels);
+    return { container: CONTAINERS.wav, codec: ["-c:a", c, "-block_size", String(block), ...stereo] };
+  }
   if (c === "opus") {
     return {
       container: CONTAINERS.opus,
@@ -100,5 +123,17 @@ export function audioCutEncoding(audio: AudioInfo): { container: Container; code
   if (c === "vorbis") return { container: CONTAINERS.ogg, codec: ["-c:a", "libvorbis", "-q:a", "6"] };
   if (c === "ac3" || c === "eac3") return { container: CONTAINERS.mka, codec: ["-c:a", c, "-b:a", "448k"] };
   if (c === "mp2") return { container: CONTAINERS.mka, codec: ["-c:a", "mp2", "-b:a", "256k", ...stereo] };
+  if (c === "dts") {
+    // ffmpeg's DTS encoder is marked experimental; it takes mono, stereo and 5.0/5.1 up to 48 kHz.
+    const layout = [1, 2, 5, 6].includes(audio.channels) ? [] : ["-ac", "2"];
+    const rate = audio.sampleRate > 48000 ? ["-ar", "48000"] : [];
+    return {
+      container: CONTAINERS.mka,
+      codec: ["-c:a", "dca", "-strict", "experimental", "-b:a", "768k", ...layout, ...rate],
+    };
+  }
   return { container: CONTAINERS.mp3, codec: ["-c:a", "libmp3lame", "-b:a", "192k", ...stereo] };
 }
+
+/** Codecs no encoder here writes, whose packets each decode on their own: a cut copies the window's packets. */
+export const PACKET_CUT_CODECS = new Set(["amr_nb", "amr_wb"]);

@@ -67,13 +67,17 @@ async function mp4Info(fh: FileHandle, size: number): Promise<OutputInfo | null>
   return null;
 }
 
+/** WAVE format tags of PCM: integer, float, A-law, µ-law, extensible (which this engine writes for PCM only). */
+const PCM_TAGS = new Set([1, 3, 6, 7, 0xfffe]);
+
 async function wavInfo(fh: FileHandle): Promise<OutputInfo | null> {
   const head = await readAt(fh, 0, 4096);
   let byteRate = 0;
   for (let off = 12; off + 8 <= head.length; ) {
     const id = head.toString("latin1", off, off + 4);
     const len = head.readUInt32LE(off + 4);
-    if (id === "fmt ") byteRate = head.readUInt32LE(off + 16);
+    // Only PCM (integer, float, A-law, µ-law, or extensible) has an exact byte rate; ADPCM's is rounded.
+    if (id === "fmt " && PCM_TAGS.has(head.readUInt16LE(off + 8))) byteRate = head.readUInt32LE(off + 16);
     if (id === "data") return byteRate > 0 ? { duration: len / byteRate } : null;
     off += 8 + len + (len % 2);
   }
