@@ -36,29 +36,50 @@ export function keyframeProbeArgs(absoluteStart: number): string[] {
   ];
 }
 
-/** Seeks to the last keyframe at or before start: the first video packet ffprobe reads after its seek. */
+/** Seconds before `start` listed again when a probe's packets hold no keyframe at or before it. */
+const KEY_LOOKBACK = [2, 10, 60, Number.POSITIVE_INFINITY];
+
+/**
+ * The last keyframe presented at or before `start` (seconds from the input's start), by presentation time:
+ * the picture a copy from it shows first. A probe's seek can land past `start` (an intra-only MJPEG MOV lands
+ * on the frame after it) or long before it, so the keyframe is chosen among the packets listed, and the list
+ * is read again from further back while it holds none. `start` itself when none is found: the copy is then
+ * checked (copiedVideo) and re-encoded if it does not begin at a keyframe at 0.
+ */
 async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number): Promise<number> {
   const video = input.info.video!;
-  const { keyframes } = input.info;
-  if (keyframes !== undefined && input.info.startTime === 0) {
-    // Read from the MP4 index (a guess, see speculate.ts): like ffprobe's seek, by decode time.
-    const key = keyframes.filter((k) => k.dts <= start + 1e-9).at(-1);
-    return key === undefined ? start : Math.min(start, Math.max(0, key.pts));
+  const { keyframes, startTime } = input.info;
+  const at = start + startTime + 1e-6;
+  if (keyframes !== undefined && startTime === 0) {
+    // Read from the MP4 index (a guess, see speculate.ts).
+    const key = keyframes.filter((k) => k.pts <= at).at(-1);
+    return key === undefined ? start : Math.max(0, key.pts);
   }
-  let packets = input.info.packets;
-  if (input.info.startTime !== 0 || packets.length === 0) {
-    // The first probe assumed the file starts at 0; ask again with the real origin.
+  const lastKey = (packets: ProbePacket[]) =>
+    packets
+      .filter((p) => p.stream_index === video.index && (p.flags ?? "").startsWith("K"))
+      .map((p) => Number(p.pts_time))
+      .filter((t) => Number.isFinite(t) && t <= at)
+      .reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+  // The first probe (keyframeProbeArgs) assumed the file starts at 0; it is used only when it does.
+  let key = startTime === 0 ? lastKey(input.info.packets) : Number.NEGATIVE_INFINITY;
+  for (const back of KEY_LOOKBACK) {
+    if (Number.isFinite(key)) break;
+    const from = Math.max(startTime, at - back);
     const probe = await runFfprobe(
       ctx.config.binaries.ffprobe,
-      [...keyframeProbeArgs(start + input.info.startTime), ...input.args()],
+      [
+        ...["-show_packets", "-show_entries", "packet=stream_index,pts_time,flags"],
+        // Read past `start`: a listing's end is checked on every stream's packets, and an interleaved audio
+        // chunk timed after `start` would end it before the video packets up to `start`.
+        ...["-read_intervals", `${sec(from)}%${sec(at + 2)}`, ...input.args()],
+      ],
       ctx.signal,
     );
-    packets = mediaInfo(probe).packets;
+    key = lastKey(mediaInfo(probe).packets);
+    if (from <= startTime) break;
   }
-  const key = packets.find((p) => p.stream_index === video.index && (p.flags ?? "").startsWith("K"));
-  const pts = Number(key?.pts_time);
-  if (key === undefined || !Number.isFinite(pts)) return start;
-  return Math.min(start, Math.max(0, pts - input.info.startTime));
+  return Number.isFinite(key) ? Math.min(start, Math.max(0, key - startTime)) : start;
 }
 
 /** Codecs the MP4 muxer takes as they are (no PCM, H.263, AMR, …; FLAC in MP4 is still experimental in 5.1). */
@@ -176,6 +197,54 @@ async function copiedVideo(ctx: JobContext, file: string, length: number): Promi
   return { span, everyKey: head.length > 1 && head.every((p) => (p.flags ?? "").startsWith("K")) };
 }
 
+/**
+ * Output options that end a copy (`file`, its keyframe at 0) at `end` seconds: ffmpeg's `-t` cuts by decode
+ * time, which keeps a B-frame stream's next reference frames (2 to 4 frames shown past `end`) and a
+ * variable-rate source's long frame whole (1.5 s past it). No packet is kept from the first one, in decode
+ * order, whose frame is presented at or after `end` (so every kept frame has the frames it references and
+ * decodes), and the last kept frame, when it lasts past `end`, is cut to end there. A B-frame stream may so
+ * end a few frames before `end` (those decoded after that reference frame): the cut reports the end it has.
+ * [] when the copy already ends so; null when its packets cannot be read.
+ *
+ * By packet count and a ratio of the packet's own duration: bitstream filters see ffmpeg 5.1's copied
+ * packets in the muxer's time base but are told the source's, so no time can be written into them.
+ */
+async function copyTail(ctx: JobContext, file: string, end: number): Promise<string[] | null> {
+  const total = await videoPackets(ctx, file);
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time"],
+      ...["-read_intervals", `${sec(Math.max(0, end - TAIL_SECONDS))}%`],
+      ...["-protocol_whitelist", "file", `file:${file}`],
+    ],
+    ctx.signal,
+  );
+  const packets = (probe.packets ?? []) as { pts_time?: string; duration_time?: string }[];
+  const times = packets.map((p) => Number(p.pts_time));
+  if (!Number.isInteger(total) || packets.length > total || times.some((t) => !Number.isFinite(t)))
+    return null;
+  // The listing runs to the file's end: its first packet is the copy's packet number total - length.
+  const offset = total - packets.length;
+  const firstPast = times.findIndex((t) => t >= end - 1e-6);
+  const kept = firstPast < 0 ? packets.length : firstPast;
+  let lastIndex = -1;
+  for (let i = 0; i < kept; i++) if (lastIndex < 0 || times[i]! > times[lastIndex]!) lastIndex = i;
+  const options = firstPast < 0 ? [] : ["-frames:v", String(offset + kept)];
+  const duration = lastIndex < 0 ? Number.NaN : Number(packets[lastIndex]!.duration_time);
+  if (lastIndex < 0 || !(duration > 0) || times[lastIndex]! + duration <= end + 1e-6) return options;
+  const ratio = (end - times[lastIndex]!) / duration;
+  const n = offset + lastIndex;
+  return [
+    ...options,
+    // setts rewrites pts and dts from its `ts` expression unless they are given: kept as they are.
+    ...[
+      "-bsf:v",
+      `setts=pts=PTS:dts=DTS:duration='if(eq(N\\,${n})\\,max(1\\,DURATION*${ratio.toFixed(6)})\\,DURATION)'`,
+    ],
+  ];
+}
+
 /** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
 const PICTURES_CHECKED = 16;
 
@@ -261,19 +330,26 @@ export async function copyCut(
   // Seek a hair past the keyframe, and shift the timestamps back by as much: the keyframe lands at 0, not a
   // millisecond before it (where an MP4 edit list would hide it and show the frame after it first).
   const seekedSource = input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]);
-  await ctx
-    .runFfmpeg(
-      [
-        ...seekedSource,
-        ...["-t", sec(end - start), "-map", `0:${video.index}`, "-an", "-sn", "-dn", "-c", "copy"],
-        // Matroska shifts negative timestamps to 0 by default, which would hide that the seek landed on an
-        // earlier keyframe (a file without cues for it): kept negative, they are seen below.
-        ...(container.muxer === "mp4" ? trimMuxOptions(container) : ["-avoid_negative_ts", "disabled"]),
-        ...["-f", container.muxer, videoFile],
-      ],
-      { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
-    )
-    .catch((err: unknown) => preferSourceError(input, err));
+  const copyVideo = (tailArgs: string[]) =>
+    ctx
+      .runFfmpeg(
+        [
+          ...seekedSource,
+          ...["-t", sec(end - start), "-map", `0:${video.index}`, "-an", "-sn", "-dn", "-c", "copy"],
+          ...tailArgs,
+          // Matroska shifts negative timestamps to 0 by default, which would hide that the seek landed on an
+          // earlier keyframe (a file without cues for it): kept negative, they are seen below.
+          ...(container.muxer === "mp4" ? trimMuxOptions(container) : ["-avoid_negative_ts", "disabled"]),
+          ...["-f", container.muxer, videoFile],
+        ],
+        { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
+      )
+      .catch((err: unknown) => preferSourceError(input, err));
+  await copyVideo([]);
+  // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
+  const tail = await copyTail(ctx, videoFile, end - start);
+  if (tail === null) return null;
+  if (tail.length > 0) await copyVideo(tail);
   const copy = await copiedVideo(ctx, videoFile, end - start);
   if (copy === null || copy.span <= 0) return null;
   const { span } = copy;
@@ -306,7 +382,7 @@ export async function copyCut(
         ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
         ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audio.index}`],
         // The same packets the measured copy holds.
-        ...(videoFromSource ? ["-frames:v", String(packetsFromSource)] : []),
+        ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
         ...withAudioFilter(cut, audioEncoding(input, container)),
         ...trimMuxOptions(container),
