@@ -4,8 +4,6 @@
  * rate").
  */
 import type { VideoInfo } from "./media-info.ts";
-import { sec } from "./params.ts";
-import type { VideoEnd } from "./source-timing.ts";
 
 /** The even size nearest `n` (libx264 with yuv420p needs even dimensions; an odd size goes one up). */
 export const evenSize = (n: number): number => Math.max(2, 2 * Math.round(n / 2));
@@ -40,35 +38,26 @@ export function squarePixels(video: VideoInfo): string[] {
  */
 export const KEEP_FRAME_TIMES = ["-vsync", "vfr", "-enc_time_base:v", "1:90000"] as const;
 
-/** Frames a held last frame may be repeated as (a minute at 30 fps): past that the source's end is not kept. */
-const MAX_HOLD_FRAMES = 1800;
+/** The output's video time base (KEEP_FRAME_TIMES) and the MP4 track's timescale that keeps it. */
+const TICKS = 90_000;
 
 /**
- * Filters that show the last frame of a filtergraph's video until the source's video ends (`end`,
- * source-timing.ts), for a last frame that lasts longer than one frame at the graph's rate (a variable-rate
- * source): ffmpeg 5.1 gives frames out of a filtergraph no duration, so the encoder ends the last one after
- * 1/rate. The frame is cloned (tpad) and each clone put one frame at the graph's rate after the one before
- * it (setpts), until the end, within half a frame: tpad clones from where its input ended, which is the
- * last frame's time, the video's stated end or the dropped next frame's time depending on the graph, so
- * the clones' own times are not used. A clone on the last frame's own time is dropped (select). Empty when
- * there is nothing to hold. `shift`: seconds the input's timestamps were moved earlier (-itsoffset, or a
- * trim's -ss).
- *
- * For a window's end (`end.next` set: a frame follows after it), the graph's input is ended at the window's
- * end (trim), and clones from its end on are dropped (a second trim, half a frame early against rounding).
+ * Output options that show the encoded video's last frame, the one at `at` seconds of the output, for
+ * `duration` seconds (until the source's next frame, the video's end or a window's end; source-timing.ts):
+ * ffmpeg 5.1 gives frames out of a filtergraph no duration, so the encoder ends the last one after one frame
+ * at the graph's rate (a variable-rate recording whose last frame is shown 1.57 s lost those seconds; a
+ * window ending within a frame ran to that frame's end). The duration is the last packet's (setts), which the
+ * MP4 muxer writes as the last sample's; every other sample lasts until the next one's decode time, so the
+ * encoder makes no B-frames, whose decode order would put another frame last. Repeating the frame instead
+ * would add frames the source does not have. Times are in the encoder's and the track's time base (1/90000
+ * s, set here for both): ffmpeg 5.1 tells bitstream filters a stream's time base before the muxer settles it.
  */
-export function holdLastFrame(end: VideoEnd | null, shift = 0): string[] {
-  if (end === null || end.graphRate <= 0) return [];
-  const hold = end.end - end.last;
-  const frames = Math.round(hold * end.graphRate);
-  if (frames < 2 || frames > MAX_HOLD_FRAMES) return [];
-  const last = end.last - shift;
-  const held = [
-    `tpad=stop_mode=clone:stop_duration=${sec(hold)}`,
-    `setpts='if(gt(T,${sec(last + 1e-4)}),PREV_OUTPTS+1/(${end.graphRate}*TB),PTS)'`,
-    `select='lt(t,${sec(last - 1e-4)})+not(eq(pts,prev_pts))'`,
+export function lastFrameLasts(at: number, duration: number): string[] {
+  const ticks = (s: number) => Math.max(1, Math.round(s * TICKS));
+  const from = Math.max(0, Math.round((at - 5e-4) * TICKS));
+  return [
+    ...["-bf", "0", "-video_track_timescale", String(TICKS)],
+    // setts rewrites pts and dts from its `ts` expression unless they are given: kept as they are.
+    ...["-bsf:v", `setts=pts=PTS:dts=DTS:duration='if(gte(PTS\\,${from})\\,${ticks(duration)}\\,DURATION)'`],
   ];
-  if (end.next === null) return held;
-  const windowEnd = end.end - shift;
-  return [`trim=end=${sec(windowEnd)}`, ...held, `trim=end=${sec(windowEnd - 0.5 / end.graphRate)}`];
 }

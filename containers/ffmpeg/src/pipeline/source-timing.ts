@@ -119,6 +119,54 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
   };
 }
 
+/** The frame a player shows at a time: its presentation time and the one of the frame before it. */
+export interface ShownFrame {
+  /** Seconds from the input's start. */
+  time: number;
+  /** The frame before it (null when it is the first listed), seconds from the input's start. */
+  before: number | null;
+}
+
+/** Seconds before a time whose packets are listed to find the frame shown then, widened to the start when none is. */
+const SHOWN_LOOKBACK = 10;
+
+/**
+ * The frame the source shows at `at` (seconds from the input's start): the last one presented at or before
+ * it, edit lists honoured (packets they hide are never shown). Null when no frame is presented then (the
+ * video starts later, or has ended) or its packets do not say.
+ */
+export async function frameShownAt(ctx: JobContext, input: Input, at: number): Promise<ShownFrame | null> {
+  const { startTime } = input.info;
+  const limit = startTime + at + 1e-6;
+  for (const from of [Math.max(startTime, limit - SHOWN_LOOKBACK), startTime]) {
+    const probe = await runFfprobe(
+      ctx.config.binaries.ffprobe,
+      [
+        ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
+        ...["-show_entries", "packet=pts_time,duration_time,flags", ...input.args()],
+      ],
+      ctx.signal,
+    );
+    const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
+    const all = packets.map((p) => num(p.pts_time)).filter((t): t is number => t !== null);
+    const times = all.filter((t) => t <= limit).sort((a, b) => a - b);
+    const time = times.at(-1);
+    // The video's last frame, ended by its own duration before `at` (a file cut short): nothing is shown.
+    const ownEnd = (t: number) => {
+      const d = num(packets.find((p) => num(p.pts_time) === t)?.duration_time);
+      return d !== null && d > 0 ? t + d : Number.POSITIVE_INFINITY;
+    };
+    if (time !== undefined && !all.some((t) => t > limit) && ownEnd(time) <= limit) return null;
+    // A listing that starts at its shown frame may not hold the one before it: read from the start then.
+    if (time !== undefined && (times.length > 1 || from <= startTime)) {
+      const before = times.length > 1 ? times.at(-2)! : null;
+      return { time: time - startTime, before: before === null ? null : before - startTime };
+    }
+    if (from <= startTime) break;
+  }
+  return null;
+}
+
 /** A first audio packet placed before a gap: where it belongs (right before the second one). */
 export interface EarlyAudio {
   /** Seconds the first packet is moved later. */

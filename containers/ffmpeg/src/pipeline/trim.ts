@@ -17,8 +17,8 @@ import {
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
-import { holdLastFrame, KEEP_FRAME_TIMES, squarePixels } from "./reencode.ts";
-import { videoEnd } from "./source-timing.ts";
+import { KEEP_FRAME_TIMES, lastFrameLasts, squarePixels } from "./reencode.ts";
+import { frameShownAt, videoEnd } from "./source-timing.ts";
 import { type Cut, copyCut, keyframeProbeArgs, trimMuxOptions } from "./trim-fast.ts";
 
 interface TrimParams extends Window {
@@ -59,28 +59,51 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
   };
 }
 
-/** The accurate cut: [start, end) re-encoded to H.264/AAC MP4, frame-exact. */
+/**
+ * The accurate cut: [start, end) re-encoded to H.264/AAC MP4, as a player presents it. Its first frame is
+ * the one shown at `start` (the last presented at or before it), placed at 0; each later frame at its source
+ * time − start; the last one shown until the next source frame or `end` (source-timing.ts). ffmpeg's own
+ * `-ss start` drops every frame before `start`, so a window starting between two frames began with the
+ * next one (20–40 ms late, and none at all inside one long frame): the input is read from halfway between
+ * the shown frame and the one before it, and the frames moved back by the rest.
+ */
 async function encodeCut(ctx: JobContext, input: Input, start: number, end: number): Promise<Cut> {
   const video = input.info.video!;
   const { audio } = input.info;
   const container = CONTAINERS.mp4;
   const out = outputPath(ctx, container.ext);
-  // A variable-rate source's frame can be shown past the window's end: held until `end` (source-timing.ts),
-  // since a re-encode ends its last frame after one frame at the graph's rate. A source whose header says its
-  // frames are evenly spaced is not listed: most are, and listing waits for the download to reach `end`.
-  const last = video.steadyRate ? null : await videoEnd(ctx, input, end).catch(() => null);
-  const vf = [...squarePixels(video), ...holdLastFrame(last, start)];
+  const [shown, last] = await Promise.all([
+    frameShownAt(ctx, input, start).catch(() => null),
+    videoEnd(ctx, input, end).catch(() => null),
+  ]);
+  // Where the input is read from (no frame between it and the shown one), and how far before `start`.
+  const from =
+    shown === null
+      ? start
+      : shown.before === null
+        ? Math.max(0, shown.time - 1e-3)
+        : (shown.before + shown.time) / 2;
+  const early = start - from;
+  const vf = [
+    `trim=end=${sec(end - from)}`,
+    ...(early > 0 ? [`setpts='max(0,round(PTS-${sec(early)}/TB))'`] : []),
+    ...squarePixels(video),
+  ];
+  const af = [`atrim=start=${sec(early)}:end=${sec(end - from)}`, `asetpts=PTS-${sec(early)}/TB`];
+  const lastAt = last === null ? null : Math.max(0, last.last - start);
   await ctx
     .runFfmpeg(
       [
-        ...input.args(["-ss", sec(start)]),
-        ...["-t", sec(end - start), "-map", `0:${video.index}`],
+        ...input.args(from > 0 ? ["-ss", sec(from)] : []),
+        ...["-map", `0:${video.index}`],
         ...(audio === null ? [] : ["-map", `0:${audio.index}`]),
-        ...["-sn", "-dn"],
-        ...(vf.length > 0 ? ["-vf", vf.join(",")] : []),
+        ...["-sn", "-dn", "-vf", vf.join(",")],
         ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
         ...KEEP_FRAME_TIMES,
-        ...(audio === null ? [] : ["-c:a", "aac", "-b:a", "160k"]),
+        ...(last === null || lastAt === null
+          ? []
+          : lastFrameLasts(lastAt, last.end - Math.max(last.last, start))),
+        ...(audio === null ? [] : ["-af", af.join(","), "-c:a", "aac", "-b:a", "160k"]),
         ...trimMuxOptions(container),
         ...["-f", container.muxer, out],
       ],

@@ -33,7 +33,7 @@ import {
   SECONDS,
   sec,
 } from "./params.ts";
-import { holdLastFrame, KEEP_FRAME_TIMES, reencodedSize, squarePixels } from "./reencode.ts";
+import { KEEP_FRAME_TIMES, lastFrameLasts, reencodedSize, squarePixels } from "./reencode.ts";
 import { earlyFirstAudio, videoEnd } from "./source-timing.ts";
 
 export const POSITIONS = [
@@ -359,8 +359,14 @@ async function run(
   // stream then does, so its header states what plays.
   const shift = early === null ? 0 : Math.max(0, Math.min(early.start, end?.first ?? 0));
   const inputs = [...input.args(shift > 0 ? ["-itsoffset", sec(-shift)] : []), ...marked.inputs];
-  const hold = holdLastFrame(end, shift).map((f) => `${f},`);
-  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},${hold.join("")}format=yuv420p[v]`;
+  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
+  // The last frame lasts as in the source (a variable-rate recording's is often far longer than a frame at
+  // the graph's rate), its frames neither repeated nor dropped; a source whose last frame lasts one frame at
+  // that rate within a millisecond already ends so.
+  const holdLast =
+    end !== null && Math.abs(end.end - end.last - (end.graphRate > 0 ? 1 / end.graphRate : 0)) > 1e-3
+      ? lastFrameLasts(end.last - shift, end.end - end.last)
+      : [];
   const out = outputPath(ctx, "mp4");
   const audioArgs =
     audio === null
@@ -378,6 +384,7 @@ async function run(
         ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
         ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
         ...KEEP_FRAME_TIMES,
+        ...holdLast,
         ...CONTAINERS.mp4.options,
         ...["-f", "mp4", out],
       ],
