@@ -5,7 +5,7 @@
  */
 
 import { createReadStream, existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -13,16 +13,17 @@ import path from "node:path";
 import { type EngineConfig, resolveBinaries } from "../../src/config.ts";
 import { createEngineServer } from "../../src/server.ts";
 import { textMarkFor } from "../support/text-mark.ts";
-import { type Answer, answerVerdict, refusalVerdict, type SourceInfo, type Verdict } from "./checks.ts";
 import {
-  audioFrameSec,
-  audioPresented,
-  type Bins,
-  packetSpan,
-  probe,
-  streamsFacts,
-  videoPresented,
-} from "./measure.ts";
+  type Answer,
+  answerVerdict,
+  measureSource,
+  refusalVerdict,
+  type SourceInfo,
+  TAGS,
+  type Tag,
+  type Verdict,
+} from "./checks.ts";
+import type { Bins } from "./measure.ts";
 import { NOT_AV, type Run, runsFor } from "./table.ts";
 
 /** ../shared/corpus from the repository root; CORPUS_DIR overrides it. */
@@ -54,25 +55,6 @@ export async function corpusFiles(only?: readonly string[]): Promise<string[]> {
     .map((e) => e.name)
     .sort();
   return only === undefined ? names : names.filter((n) => only.includes(n));
-}
-
-async function measureSource(bins: Bins, name: string): Promise<SourceInfo | null> {
-  const file = path.join(CORPUS_DIR, name);
-  const probed = await probe(bins, file);
-  if (probed === null) return null;
-  const facts = streamsFacts(probed);
-  const stream = facts.video?.index ?? facts.audio?.index;
-  const duration = facts.duration ?? (stream === undefined ? null : await packetSpan(bins, file, stream));
-  const audioSeconds = facts.audio === null ? null : await audioPresented(bins, file);
-  return {
-    name,
-    file,
-    facts,
-    duration: duration ?? 0,
-    audioSeconds,
-    audioFrame: facts.audio === null ? 0.025 : await audioFrameSec(bins, file, facts.audio.index),
-    video: facts.video === null ? null : await videoPresented(bins, file, { stream: facts.video.index }),
-  };
 }
 
 /** Serves the corpus (and its logo) read-only on 127.0.0.1. */
@@ -115,7 +97,12 @@ async function runOne(
     const answer = await callEngine(engineUrl, corpusUrl, src, run, outDir, n);
     const ms = Date.now() - t0;
     const verdict =
-      answer.status === 200 ? await answerVerdict(bins, src, run, answer) : refusalVerdict(answer);
+      answer.status === 200 ? await answerVerdict(bins, src, run, answer) : refusalVerdict(src, run, answer);
+    // CORPUS_KEEP=<folder> keeps each produced file there (named by file and label) to look at.
+    const keep = process.env.CORPUS_KEEP;
+    if (answer.file !== null && keep !== undefined) {
+      await copyFile(answer.file, path.join(keep, `${src.name} ${run.label}`.replace(/[^\w.+-]+/g, "_")));
+    }
     if (answer.file !== null) await rm(answer.file, { force: true });
     return { ...row, verdict, ms };
   } catch (err) {
@@ -159,6 +146,7 @@ async function callEngine(
 export async function runCorpus(
   files: readonly string[],
   onRow: (row: Row) => void = () => {},
+  pick: (file: string, run: Run) => boolean = () => true,
 ): Promise<Row[]> {
   const bins = resolveBinaries(process.env);
   // CORPUS_ENGINE_FFMPEG_DIR: the engine runs that folder's ffmpeg/ffprobe (the image's build in .tools/ffmpeg/bin)
@@ -184,8 +172,10 @@ export async function runCorpus(
     readTimeoutMs: 30_000,
     x264Preset: "veryfast",
     downloadAheadBytes: 8 * 1024 * 1024,
-    warmProbes: 0,
-    warmCommands: 0,
+    // The warm paths as the engine starts by default (config.ts: 3 probes, 2 commands), since a race there
+    // is a 5xx users see; CORPUS_WARM=0 turns them off.
+    warmProbes: process.env.CORPUS_WARM === "0" ? 0 : 3,
+    warmCommands: process.env.CORPUS_WARM === "0" ? 0 : 2,
     minSourceBytesPerSecond: 64 * 1024,
     sourceRateWindowMs: 10_000,
   };
@@ -206,13 +196,13 @@ export async function runCorpus(
     const worker = async () => {
       while (nextFile < files.length) {
         const name = files[nextFile++]!;
-        const src = await measureSource(bins, name);
+        const src = await measureSource(bins, name, path.join(CORPUS_DIR, name));
         if (src === null) {
           const verdict: Verdict = { kind: "ok-refused", detail: "ffprobe cannot read it either: not run" };
           record({ file: name, label: "(source)", params: {}, verdict, ms: 0 });
           continue;
         }
-        for (const run of runsFor(name, src.facts, src.duration).filter(wanted)) {
+        for (const run of runsFor(name, src.facts, src.duration).filter((r) => wanted(r) && pick(name, r))) {
           record(await runOne(bins, engineUrl, corpus.url, src, run, tmpDir, n++));
         }
       }
@@ -229,6 +219,23 @@ export async function runCorpus(
 export function totals(rows: readonly Row[]): Record<Verdict["kind"], number> {
   const t = { ok: 0, "ok-refused": 0, wrong: 0, error: 0 };
   for (const r of rows) t[r.verdict.kind]++;
+  return t;
+}
+
+/** Wrong runs by the kind of fault (a run may count under several), and 5xx. */
+export function tagTotals(rows: readonly Row[]): Partial<Record<Tag, number>> {
+  const t: Partial<Record<Tag, number>> = {};
+  for (const r of rows) {
+    const tags =
+      r.verdict.kind === "error"
+        ? r.verdict.detail.startsWith("harness:")
+          ? []
+          : (["5xx"] as Tag[])
+        : r.verdict.kind === "wrong"
+          ? [...new Set(r.verdict.why.map((w) => /^\[([^\]]+)\]/.exec(w)?.[1] as Tag | undefined))]
+          : [];
+    for (const tag of tags) if (tag !== undefined && tag in TAGS) t[tag] = (t[tag] ?? 0) + 1;
+  }
   return t;
 }
 
@@ -260,6 +267,10 @@ export function markdown(rows: readonly Row[]): string {
   lines.push(
     "",
     `Totals: ${rows.length} runs: ${t.ok} ok, ${t["ok-refused"]} ok-refused, ${t.wrong} wrong, ${t.error} error.`,
+    "",
+    "Wrong runs by kind (checks.ts TAGS; a run can show several):",
+    "",
+    ...Object.entries(tagTotals(rows)).map(([tag, n]) => `- \`${tag}\` (${TAGS[tag as Tag]}): ${n}`),
   );
   return `${lines.join("\n")}\n`;
 }

@@ -307,3 +307,247 @@ export async function decodesCleanly(bins: Bins, file: string): Promise<string |
   if (exit.code !== 0) return `does not decode (${exit.stderr.split("\n")[0]?.slice(0, 80)})`;
   return null;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Frame- and sample-level truth (issue 29): what a player presents, frame by frame and sample by sample, read
+// from the decoders only. Times are the decoder's best-effort timestamps (edit lists honoured unless asked
+// otherwise); callers subtract the file's start time themselves.
+
+/** One decoded video frame: its presentation time, its duration (null when none is stated) and its index in
+ * decode output order (the `n` of ffmpeg's select filter). */
+export interface Frame {
+  t: number;
+  d: number | null;
+  n: number;
+}
+
+/** The decoded frames of a video stream, sorted by time. Null when it does not decode. */
+export async function decodedFrames(
+  bins: Bins,
+  file: string,
+  opts: { ignoreEditlist?: boolean; stream?: number } = {},
+): Promise<Frame[] | null> {
+  const select = opts.stream === undefined ? "v:0" : String(opts.stream);
+  const exit = await run(
+    bins.ffprobe,
+    [
+      ...["-v", "error", ...(opts.ignoreEditlist === true ? IGNORE_EDITLIST : [])],
+      ...["-select_streams", select, "-show_entries", "frame=best_effort_timestamp_time,pkt_duration_time"],
+      ...["-of", "csv=p=0", file],
+    ],
+    256 * 1024 * 1024,
+  );
+  if (exit.code !== 0) return null;
+  const frames: Frame[] = [];
+  let n = 0;
+  for (const line of exit.stdout.toString().split("\n")) {
+    if (line.trim() === "") continue;
+    const [t, d] = line.split(",").map((x) => num(x.trim()));
+    if (t !== null && t !== undefined) frames.push({ t, d: d ?? null, n });
+    n++;
+  }
+  return frames.sort((a, b) => a.t - b.t || a.n - b.n);
+}
+
+/** Where the last frame stops being shown: its time plus its duration (else the median frame gap). */
+export function framesEnd(frames: readonly Frame[]): number {
+  if (frames.length === 0) return 0;
+  const last = frames[frames.length - 1]!;
+  return last.t + (last.d ?? medianGap(frames));
+}
+
+export function medianGap(frames: readonly Frame[]): number {
+  const gaps = frames
+    .slice(1)
+    .map((f, i) => f.t - frames[i]!.t)
+    .filter((g) => g > 0)
+    .sort((a, b) => a - b);
+  return gaps.length === 0 ? (frames[0]?.d ?? 0.04) : gaps[Math.floor(gaps.length / 2)]!;
+}
+
+/** Presentation times of the key packets (flag K, not D: not discarded behind an edit list) of a stream. */
+export async function keyPacketTimes(bins: Bins, file: string, stream: number): Promise<number[]> {
+  const exit = await run(
+    bins.ffprobe,
+    [
+      ...["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts_time,flags"],
+      ...["-of", "csv=p=0", file],
+    ],
+    256 * 1024 * 1024,
+  );
+  const times: number[] = [];
+  for (const line of exit.stdout.toString().split("\n")) {
+    const [pts, flags] = line.split(",").map((x) => x.trim());
+    const t = num(pts);
+    if (t !== null && flags?.includes("K") && !flags.includes("D")) times.push(t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** A stream's time base in seconds (one tick). */
+export async function timeBase(bins: Bins, file: string, stream: number | string): Promise<number> {
+  const exit = await run(bins.ffprobe, [
+    ...["-v", "error", "-select_streams", String(stream), "-show_entries", "stream=time_base"],
+    ...["-of", "csv=p=0", file],
+  ]);
+  const m = /^(\d+)\/(\d+)/.exec(exit.stdout.toString().trim());
+  return m === null || Number(m[2]) === 0 ? 0.001 : Number(m[1]) / Number(m[2]);
+}
+
+/** The decoded audio of a stream, counted sample by sample. */
+export interface AudioTrack {
+  /** Time of the first decoded sample (after the decoder's skip of priming), seconds. */
+  first: number;
+  /** first + decoded samples / rate. */
+  decodedEnd: number;
+  /** The last frame's time plus its stated duration: where a container's declared padding ends it. */
+  declaredEnd: number | null;
+  sampleRate: number;
+  samples: number;
+  /** Longest decoded frame, seconds. */
+  frameSec: number;
+}
+
+export async function decodedAudio(
+  bins: Bins,
+  file: string,
+  opts: { ignoreEditlist?: boolean; stream?: number } = {},
+): Promise<AudioTrack | null> {
+  const select = opts.stream === undefined ? "a:0" : String(opts.stream);
+  const exit = await run(
+    bins.ffprobe,
+    [
+      ...["-v", "error", ...(opts.ignoreEditlist === true ? IGNORE_EDITLIST : [])],
+      ...["-select_streams", select, "-show_entries"],
+      "stream=sample_rate:frame=best_effort_timestamp_time,pkt_duration_time,nb_samples",
+      ...["-of", "compact", file],
+    ],
+    256 * 1024 * 1024,
+  );
+  if (exit.code !== 0) return null;
+  let first: number | null = null;
+  let samples = 0;
+  let rate = 0;
+  let declared: number | null = null;
+  let frameSamples = 0;
+  for (const line of exit.stdout.toString().split("\n")) {
+    const kv = new Map(line.split("|").map((c) => c.split("=", 2) as [string, string]));
+    if (line.startsWith("stream|")) rate = Number(kv.get("sample_rate") ?? 0);
+    if (!line.startsWith("frame|")) continue;
+    const nb = Number(kv.get("nb_samples") ?? 0);
+    samples += nb;
+    frameSamples = Math.max(frameSamples, nb);
+    const t = num(kv.get("best_effort_timestamp_time"));
+    const d = num(kv.get("pkt_duration_time"));
+    if (t !== null && first === null) first = t;
+    if (t !== null && d !== null) declared = Math.max(declared ?? Number.NEGATIVE_INFINITY, t + d);
+  }
+  if (rate === 0 || samples === 0) return null;
+  const start = first ?? 0;
+  return {
+    first: start,
+    decodedEnd: start + samples / rate,
+    declaredEnd: declared,
+    sampleRate: rate,
+    samples,
+    frameSec: frameSamples / rate,
+  };
+}
+
+export const PCM_RATE = 8000;
+
+/** The audio stream decoded to mono s16 at 8 kHz, from its first sample. */
+export async function pcm8k(bins: Bins, file: string, stream?: number): Promise<Int16Array | null> {
+  const map = stream === undefined ? "0:a:0" : `0:${stream}`;
+  const exit = await run(
+    bins.ffmpeg,
+    [
+      ...["-v", "error", "-nostdin", "-i", file, "-map", map, "-ac", "1", "-ar", String(PCM_RATE)],
+      ...["-f", "s16le", "pipe:1"],
+    ],
+    256 * 1024 * 1024,
+  );
+  if (exit.code !== 0 || exit.bytes < 2) return null;
+  const buf = exit.stdout;
+  const out = new Int16Array(Math.floor(buf.length / 2));
+  for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(i * 2);
+  return out;
+}
+
+/**
+ * Where `part` sits in `whole` around sample `at` (searching ±`maxLag` samples): the lag of the best
+ * normalized cross-correlation and its value (−1…1), and the best value within ±`nearLag` of `at` (a
+ * periodic signal, such as a test tone, correlates as well one period away). Null when either is silent.
+ */
+export function bestLag(
+  whole: Int16Array,
+  at: number,
+  part: Int16Array,
+  maxLag: number,
+  nearLag: number,
+): { lag: number; corr: number; near: number } | null {
+  const sample = (i: number) => (i >= 0 && i < whole.length ? whole[i]! : 0);
+  let partEnergy = 0;
+  for (const v of part) partEnergy += v * v;
+  if (Math.sqrt(partEnergy / Math.max(1, part.length)) < 64) return null;
+  let best = { lag: 0, corr: Number.NEGATIVE_INFINITY, near: Number.NEGATIVE_INFINITY };
+  let anyEnergy = false;
+  for (let lag = -maxLag; lag <= maxLag; lag++) {
+    let dot = 0;
+    let energy = 0;
+    const base = at + lag;
+    for (let i = 0; i < part.length; i++) {
+      const w = sample(base + i);
+      dot += w * part[i]!;
+      energy += w * w;
+    }
+    if (energy === 0) continue;
+    anyEnergy = true;
+    const corr = dot / Math.sqrt(energy * partEnergy);
+    if (Math.abs(lag) <= nearLag) best.near = Math.max(best.near, corr);
+    if (corr > best.corr) best = { ...best, lag, corr };
+  }
+  return anyEnergy ? best : null;
+}
+
+export const GRAY = { width: 128, height: 72 };
+
+/** Frames `ns` (decode output indices, see Frame.n) of a video stream, each 128×72 grayscale. */
+export async function grayFrames(
+  bins: Bins,
+  file: string,
+  ns: readonly number[],
+  stream?: number,
+): Promise<Map<number, Buffer>> {
+  const wanted = [...new Set(ns)].sort((a, b) => a - b);
+  const result = new Map<number, Buffer>();
+  if (wanted.length === 0) return result;
+  const expr = wanted.map((n) => `eq(n\\,${n})`).join("+");
+  const size = GRAY.width * GRAY.height;
+  const exit = await run(
+    bins.ffmpeg,
+    [
+      ...["-v", "error", "-nostdin", "-i", file, "-map", stream === undefined ? "0:v:0" : `0:${stream}`],
+      ...["-vf", `select='${expr}',scale=${GRAY.width}:${GRAY.height},format=gray`, "-vsync", "0"],
+      ...["-f", "rawvideo", "pipe:1"],
+    ],
+    (wanted.length + 1) * size,
+  );
+  if (exit.code !== 0) return result;
+  wanted.forEach((n, i) => {
+    if ((i + 1) * size <= exit.stdout.length) result.set(n, exit.stdout.subarray(i * size, (i + 1) * size));
+  });
+  return result;
+}
+
+/** PSNR (dB, capped at 99) of two gray frames over rows [0, rows). */
+export function psnr(a: Buffer, b: Buffer, rows = GRAY.height): number {
+  let sum = 0;
+  const count = rows * GRAY.width;
+  for (let i = 0; i < count; i++) {
+    const d = a[i]! - b[i]!;
+    sum += d * d;
+  }
+  if (sum === 0) return 99;
+  return Math.min(99, 10 * Math.log10((255 * 255) / (sum / count)));
+}

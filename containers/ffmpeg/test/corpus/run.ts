@@ -15,6 +15,7 @@ import {
   markdown,
   type Row,
   runCorpus,
+  tagTotals,
   totals,
 } from "./harness.ts";
 
@@ -41,6 +42,7 @@ await writeFile(out, `# Corpus run (${started})\n\n${markdown(rows)}`);
 const t = totals(rows);
 console.log(
   `\ntotals: ${rows.length} runs: ${t.ok} ok, ${t["ok-refused"]} ok-refused, ${t.wrong} wrong, ${t.error} error` +
+    `\nwrong by kind: ${JSON.stringify(tagTotals(rows))}` +
     `\ntable: ${out}`,
 );
 process.exit(t.wrong + t.error > 0 ? 1 : 0);
