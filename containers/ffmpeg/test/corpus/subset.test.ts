@@ -11,7 +11,7 @@ import { inSubset, KNOWN_WRONG, subsetFiles } from "./table.ts";
 
 describe.skipIf(!corpusPresent())(`corpus subset (${CORPUS_DIR})`, () => {
   test("every answer is right or a clear refusal; the known defects are still wrong", {
-    timeout: 300_000,
+    timeout: 900_000,
   }, async () => {
     const rows = await runCorpus(await corpusFiles(subsetFiles()), undefined, (file, run) =>
       inSubset(file, run.label),
