@@ -82,7 +82,7 @@ export interface SourceInfo {
   name: string;
   file: string;
   facts: StreamsFacts;
-  /** The file's start time (format start_time); every time below is counted from it. */
+  /** The file's time 0 (its first presented frame or sample, at least 0); every time below counts from it. */
   origin: number;
   /** What a player plays: from the file's start to the end of its longest decoded stream. */
   duration: number;
@@ -154,10 +154,7 @@ interface Media {
   audio: AudioTruth | null;
 }
 
-/**
- * Measures a file as a player presents it, every time counted from the file's start (its format start_time)
- * or, for an output with video (`fromZero`), from 0: a video output must begin at 0.
- */
+/** Measures a file as a player presents it, every time counted from its time 0 (below). */
 async function measureMedia(
   bins: Bins,
   file: string,
@@ -166,22 +163,41 @@ async function measureMedia(
   const probed = await probe(bins, file);
   if (probed === null) return null;
   const facts = streamsFacts(probed);
-  // An audio-only output plays from its first sample: count from there.
-  const firstAudio =
-    role === "output" && facts.audio !== null
-      ? await decodedAudio(bins, file, { stream: facts.audio.index }).then((t) => t?.first ?? null)
-      : null;
-  const zero = role === "video-output" ? 0 : (firstAudio ?? facts.startTime);
   const isSource = role === "source";
   const mp4 = isMp4Name(facts.formatName);
+  const [vRaw, aRaw] = await Promise.all([
+    facts.video === null
+      ? null
+      : Promise.all([
+          decodedFrames(bins, file, { stream: facts.video.index }),
+          keyPacketTimes(bins, file, facts.video.index),
+          timeBase(bins, file, facts.video.index),
+        ]),
+    facts.audio === null
+      ? null
+      : Promise.all([
+          decodedAudio(bins, file, { stream: facts.audio.index }),
+          pcm8k(bins, file, facts.audio.index),
+        ]),
+  ]);
+  const firstFrame = vRaw?.[0]?.[0]?.t ?? null;
+  const firstSample = aRaw?.[0]?.first ?? null;
+  // Time 0: a video output's own 0 (it must begin there); an audio-only output's first sample; a source's
+  // first presented frame or sample, or 0 when that is negative (an Opus pre-skip or an AC-3 frame behind 0
+  // is not shown; a player's timeline starts at 0 there), not format.start_time.
+  const firsts = [firstFrame, firstSample].filter((x): x is number => x !== null);
+  const zero =
+    role === "video-output"
+      ? 0
+      : role === "output"
+        ? (firstSample ?? facts.startTime)
+        : firsts.length === 0
+          ? facts.startTime
+          : Math.max(0, Math.min(...firsts));
   let video: VideoTruth | null = null;
-  if (facts.video !== null) {
+  if (facts.video !== null && vRaw !== null) {
+    const [frames, keys, tick] = vRaw;
     const stream = facts.video.index;
-    const [frames, keys, tick] = await Promise.all([
-      decodedFrames(bins, file, { stream }),
-      keyPacketTimes(bins, file, stream),
-      timeBase(bins, file, stream),
-    ]);
     const shifted = (frames ?? []).map((f) => ({ ...f, t: f.t - zero }));
     video = {
       stream,
@@ -193,10 +209,10 @@ async function measureMedia(
     };
   }
   let audio: AudioTruth | null = null;
-  if (facts.audio !== null) {
-    const stream = facts.audio.index;
-    const [track, pcm] = await Promise.all([decodedAudio(bins, file, { stream }), pcm8k(bins, file, stream)]);
+  if (facts.audio !== null && aRaw !== null) {
+    const [track, pcm] = aRaw;
     if (track !== null) {
+      const stream = facts.audio.index;
       audio = { stream, track, start: track.first - zero, end: audioEnd(track, mp4, isSource) - zero, pcm };
     }
   }

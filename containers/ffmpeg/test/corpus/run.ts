@@ -1,6 +1,6 @@
 /**
  * `npm run test:corpus`: the whole corpus table (harness.ts), printed as it runs and written to
- * test-artifacts/corpus.md. `CORPUS_FILES=a.mp4,b.flac` limits the run to those files;
+ * test-artifacts/corpus.md (CORPUS_OUT: elsewhere). `CORPUS_FILES=a.mp4,b.flac` limits the run to those files;
  * `CORPUS_ENGINE_FFMPEG_DIR=.tools/ffmpeg/bin` runs the engine on the image's ffmpeg build, measured with the
  * usual one. Exits 1 when any answer is wrong or an error.
  */
@@ -28,7 +28,10 @@ const files = await corpusFiles(only);
 console.log(`corpus: ${files.length} audio/video files from ${CORPUS_DIR}`);
 if (process.env.CORPUS_ENGINE_FFMPEG_DIR)
   console.log(`corpus: the engine runs the ffmpeg/ffprobe of ${process.env.CORPUS_ENGINE_FFMPEG_DIR}`);
-const out = path.resolve(import.meta.dirname, "../../../../test-artifacts/corpus.md");
+// CORPUS_OUT=<file> writes the table elsewhere (two runs over different files at once).
+const out = path.resolve(
+  process.env.CORPUS_OUT ?? path.join(import.meta.dirname, "../../../../test-artifacts/corpus.md"),
+);
 await mkdir(path.dirname(out), { recursive: true });
 const started = new Date().toISOString();
 const done: Row[] = [];
