@@ -73,7 +73,8 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     helper = await startHelperServer({ width: 320, height: 200 });
-    service = await startService(26_000 + Math.floor(Math.random() * 1000) * 2);
+    // 30000-31999: the dashboard's tests use 24000-25999 and /docs' 26000-27999, so all three can run at once.
+    service = await startService(30_000 + Math.floor(Math.random() * 1000) * 2);
     site = service.base.replace("127.0.0.1", "localhost");
     profile = mkdtempSync(path.join(os.tmpdir(), "p6-console-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
@@ -86,7 +87,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     page = context.pages()[0] ?? (await context.newPage());
     watch(page);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-  }, 300_000);
+  }, 540_000);
 
   afterAll(async () => {
     await context?.close();
@@ -103,9 +104,13 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("password1234");
     await page.getByRole("button", { name: "Sign up" }).click();
-    expect(await page.locator("main").textContent()).toContain("most common");
+    expect(await page.locator("main").textContent()).toContain("Too easy to guess.");
+    await page.getByLabel("Password").fill("qwertyuiopas");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    expect(await page.locator("#field-password-error").textContent()).toContain("Too easy to guess.");
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL("**/console/welcome");
     await page.waitForSelector("#new-key");
     defaultKey = await page.inputValue("#new-key");
     expect(defaultKey).toMatch(/^p6_[0-9A-Z]{26}:[0-9a-f]{64}$/);
@@ -113,6 +118,11 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await expect.poll(() => page.locator('[data-copy="new-key"]').textContent()).toBe("Copied");
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(defaultKey);
     await shot("signed-up");
+    // Reloading the page after the sign-up: no second account, and the key is not shown again.
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(pathname()).toBe("/console");
+    expect(await page.content()).not.toContain(defaultKey.split(":")[1]);
+    expect(await service.count(`SELECT count(*) FROM users WHERE email = '${email.toLowerCase()}'`)).toBe(1);
 
     const cookie = (await context.cookies()).find((c) => c.name === "p6_console")!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/console" });
@@ -133,12 +143,16 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await page.getByLabel("write").uncheck();
     await page.getByRole("button", { name: "Create key" }).click();
     await page.waitForSelector("#new-key");
+    expect(pathname()).toBe("/console/keys");
     readOnlyKey = await page.inputValue("#new-key");
     const keyId = readOnlyKey.slice(3, 29);
-    expect(await page.locator(`tr[data-id="${keyId}"]`).textContent()).toContain(
-      `p6_${keyId.slice(0, 8)}...`,
-    );
+    expect(await page.locator(`tr[data-id="${keyId}"]`).textContent()).toContain(`p6_${keyId}`);
     await shot("key-created");
+    // A reload after "Create key": the same rows (3 did become 4 before), the key not shown again.
+    const rows = await page.locator("tr[data-id]").count();
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await page.locator("tr[data-id]").count()).toBe(rows);
+    expect(await page.locator("#new-key").count()).toBe(0);
 
     expect((await api("/v1/tasks", readOnlyKey)).status).toBe(200);
     const post = await createTask(readOnlyKey, "/never");
@@ -148,6 +162,8 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await page.getByRole("button", { name: "Revoke" }).click();
     await page.waitForURL("**/console/keys?done=revoked");
     expect(await page.locator(`tr[data-id="${keyId}"]`).textContent()).toContain("revoked");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await page.locator("tr[data-id]").count()).toBe(rows);
     expect((await api("/v1/tasks", readOnlyKey)).status).toBe(401);
   });
 
@@ -157,11 +173,22 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     firstTaskId = ((await first.json()) as { id: string }).id;
 
     await page.getByRole("link", { name: "Webhooks" }).click();
+    const secretRows = await service.count("SELECT count(*) FROM webhook_secrets");
     await page.getByRole("button", { name: "Reveal" }).click();
     secrets.push(await page.inputValue("#secret-0"));
     expect(secrets[0]).toMatch(/^whsec_/);
-    await page.getByRole("button", { name: "Rotate" }).click();
+    // Rotating asks first; Cancel leaves the secret as it was.
+    await page.getByRole("link", { name: "Rotate…" }).click();
+    expect(await page.locator("main h1").textContent()).toBe("Rotate the webhook signing secret?");
+    await shot("rotate-confirm");
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await page.getByRole("link", { name: "Rotate…" }).click();
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
     await page.waitForURL("**?done=rotated");
+    expect(await service.count("SELECT count(*) FROM webhook_secrets")).toBe(secretRows + 1);
+    // A reload after the rotation rotates nothing.
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await service.count("SELECT count(*) FROM webhook_secrets")).toBe(secretRows + 1);
     expect(await page.locator("main").textContent()).toMatch(/(23 h 59 min|24 h) left/);
     await page.getByRole("button", { name: "Reveal" }).click();
     secrets.unshift(await page.inputValue("#secret-0"));
@@ -197,6 +224,30 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     expect(main).toContain("Webhook deliveries");
     expect(await page.locator('a[href*="/files/"]').count()).toBeGreaterThan(0);
     await shot("task");
+
+    // Resend, then reload: one new delivery, not two; the fourth resend within a minute is refused (429).
+    const deliveries = `SELECT count(*) FROM webhook_deliveries WHERE task_id = '${firstTaskId}'`;
+    const before = await service.count(deliveries);
+    const resend = async () => {
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith("/console/webhooks/resend")),
+        page.getByRole("button", { name: "Resend the last event" }).click(),
+      ]);
+      if (answer.status() === 303) {
+        await page.waitForResponse((r) => r.url().includes("done=resent") && r.request().method() === "GET");
+      }
+      await page.waitForLoadState();
+      return answer;
+    };
+    expect((await resend()).status()).toBe(303);
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await service.count(deliveries)).toBe(before + 1);
+    for (let i = 0; i < 2; i++) expect((await resend()).status()).toBe(303);
+    const refused = await resend();
+    expect(refused.status()).toBe(429);
+    expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);
+    expect(await page.locator("main").textContent()).toContain("resent 3 times in the last minute");
+    expect(await service.count(deliveries)).toBe(before + 3);
   });
 
   it("adds a passkey and signs in with it (Chromium's virtual authenticator)", async () => {
@@ -219,6 +270,8 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     });
     expect(await page.locator("main").textContent()).toContain("virtual laptop");
     await shot("security");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await page.locator("tr", { hasText: "virtual laptop" }).count()).toBe(1);
 
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL("**/console/sign-in");
@@ -244,6 +297,98 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await other.close();
   });
 
+  it("sign-in throttle: two addresses and two emails; the owner elsewhere, a neighbour and a passkey still sign in", async () => {
+    // The second customer, who shares the attacker's address (a NAT) and signs in while the owner is attacked.
+    const neighbour = `neighbour+${Date.now()}@example.com`;
+    const nat = await browser.newContext({ extraHTTPHeaders: { "CF-Connecting-IP": "198.51.100.20" } });
+    const attacker = await nat.newPage();
+    watch(attacker);
+    await attacker.goto(`${site}/console/sign-up`);
+    await attacker.getByLabel("Email").fill(neighbour);
+    await attacker.getByLabel("Password").fill(PASSWORD);
+    await attacker.getByRole("button", { name: "Sign up" }).click();
+    await attacker.waitForURL("**/console/welcome");
+    await attacker.getByRole("button", { name: "Sign out", exact: true }).click();
+    await attacker.waitForURL("**/console/sign-in");
+
+    const tryPassword = async (p: Page, address: string, password: string) => {
+      await p.goto(`${site}/console/sign-in`);
+      await p.getByLabel("Email").fill(address);
+      await p.getByLabel("Password").fill(password);
+      const [answer] = await Promise.all([
+        p.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/console/sign-in")),
+        p.getByRole("button", { name: "Sign in", exact: true }).click(),
+      ]);
+      await p.waitForLoadState();
+      return answer.status();
+    };
+    for (let i = 0; i < 10; i++) expect(await tryPassword(attacker, email, `wrong guess ${i}`)).toBe(401);
+    // The 11th, even with the right password, from that address: refused.
+    expect(await tryPassword(attacker, email, PASSWORD)).toBe(429);
+    expect(await attacker.locator("main").textContent()).toContain(
+      "Too many failed sign-ins. Try again in 15 minutes",
+    );
+    await shot("sign-in-throttled", attacker);
+    // Someone else behind the same address signs in.
+    expect(await tryPassword(attacker, neighbour, PASSWORD)).toBe(303);
+    await attacker.waitForURL(`${site}/console`);
+    await nat.close();
+
+    // The owner, from another address, signs in with the password.
+    const home = await browser.newContext({ extraHTTPHeaders: { "CF-Connecting-IP": "203.0.113.7" } });
+    const owner = await home.newPage();
+    watch(owner);
+    expect(await tryPassword(owner, email, PASSWORD)).toBe(303);
+    await owner.waitForURL(`${site}/console`);
+    await home.close();
+
+    // And from the attacked address itself, with the passkey (the virtual authenticator of the first page).
+    await context.setExtraHTTPHeaders({ "CF-Connecting-IP": "198.51.100.20" });
+    try {
+      await page.goto(`${site}/console/sign-in`);
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      expect(await page.locator("main").textContent()).toContain("or sign in with a passkey");
+      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await page.waitForURL(`${site}/console`);
+    } finally {
+      await context.setExtraHTTPHeaders({});
+    }
+  });
+
+  it("sign-up: 5 accounts an hour from one address; the 6th is refused and makes nothing", async () => {
+    const office = await browser.newContext({ extraHTTPHeaders: { "CF-Connecting-IP": "192.0.2.55" } });
+    const p = await office.newPage();
+    watch(p);
+    const stamp = Date.now();
+    const signUp = async (n: number) => {
+      await p.goto(`${site}/console/sign-up`);
+      await p.getByLabel("Email").fill(`office${n}+${stamp}@example.com`);
+      await p.getByLabel("Password").fill(PASSWORD);
+      const [answer] = await Promise.all([
+        p.waitForResponse((r) => r.request().method() === "POST"),
+        p.getByRole("button", { name: "Sign up" }).click(),
+      ]);
+      await p.waitForLoadState();
+      if (answer.status() === 303) {
+        await p.getByRole("button", { name: "Sign out", exact: true }).click();
+        await p.waitForURL("**/console/sign-in");
+      }
+      return answer.status();
+    };
+    for (let n = 1; n <= 5; n++) expect(await signUp(n)).toBe(303);
+    expect(await signUp(6)).toBe(429);
+    expect(await p.locator("main").textContent()).toContain(
+      "Too many sign-ups from your network. Try again in",
+    );
+    await shot("sign-up-limited", p);
+    expect(
+      await service.count(`SELECT count(*) FROM users WHERE email LIKE 'office%+${stamp}@example.com'`),
+    ).toBe(5);
+    await office.close();
+  });
+
   it("a second customer sees nothing of the first", async () => {
     const other = await browser.newContext({ viewport: PHONE });
     const intruder = await other.newPage();
@@ -252,6 +397,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await intruder.getByLabel("Email").fill(`second+${Date.now()}@example.com`);
     await intruder.getByLabel("Password").fill(PASSWORD);
     await intruder.getByRole("button", { name: "Sign up" }).click();
+    await intruder.waitForURL("**/console/welcome");
     await intruder.waitForSelector("#new-key");
 
     const firstKeyId = defaultKey.slice(3, 29);

@@ -12,6 +12,8 @@ export type RunningService = {
   adminToken: string;
   /** Runs SQL against the instance's local D1 (for rows no API creates yet). */
   sql: (command: string) => void;
+  /** The single number a `SELECT count(*) …` answers, from the instance's local D1. */
+  count: (query: string) => Promise<number>;
   stop: () => void;
 };
 
@@ -33,31 +35,50 @@ export async function startService(port: number): Promise<RunningService> {
     quiet: true,
   });
   try {
-    await waitForLine(child, lines, /Dev account (\S+)/, 180_000);
+    // Generous: on a loaded machine the first start (fonts into the local bucket, migrations) took 4-5 min.
+    await waitForLine(child, lines, /Dev account (\S+)/, 480_000);
   } catch (error) {
     stopGroup(child);
     rmSync(stateDir, { recursive: true, force: true });
     throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${log.join("\n")}`);
   }
   const wrangler = path.join(root, "node_modules/.bin/wrangler");
+  const d1 = (command: string, json: boolean) =>
+    execFileSync(
+      wrangler,
+      [
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--persist-to",
+        stateDir,
+        "--command",
+        command,
+        ...(json ? ["--json"] : []),
+      ],
+      {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", json ? "pipe" : "ignore", "ignore"],
+        env: {
+          ...process.env,
+          WRANGLER_SEND_METRICS: "false",
+          CLOUDFLARE_CF_FETCH_ENABLED: "false",
+          CI: "1",
+        },
+      },
+    );
   return {
     base: `http://127.0.0.1:${port}`,
     adminToken: readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN!,
-    sql: (command) =>
-      execFileSync(
-        wrangler,
-        ["d1", "execute", "DB", "--local", "--persist-to", stateDir, "--command", command],
-        {
-          cwd: root,
-          stdio: "ignore",
-          env: {
-            ...process.env,
-            WRANGLER_SEND_METRICS: "false",
-            CLOUDFLARE_CF_FETCH_ENABLED: "false",
-            CI: "1",
-          },
-        },
-      ),
+    sql: (command) => {
+      d1(command, false);
+    },
+    count: async (query) => {
+      const [answer] = JSON.parse(d1(query, true)) as { results: Record<string, number>[] }[];
+      return Number(Object.values(answer!.results[0]!)[0]);
+    },
     stop: () => {
       stopGroup(child);
       rmSync(stateDir, { recursive: true, force: true });
