@@ -90,7 +90,8 @@ function encoding(audio: AudioInfo, p: AudioParams & { format: Exclude<AudioForm
   const shape = p.channels === undefined ? [] : ["-ac", String(p.channels)];
   const filters = [STAMP_BY_SAMPLES];
   if (p.format === "opus") filters.push(...opusLayoutFilters(audio, p.channels));
-  const rate = p.format === "m4a" ? (p.sampleRate ?? aacRate(audio.sampleRate)) : p.sampleRate;
+  const known = audio.sampleRate > 0 ? audio.sampleRate : undefined;
+  const rate = p.format === "m4a" && known !== undefined ? (p.sampleRate ?? aacRate(known)) : p.sampleRate;
   if (rate !== undefined) {
     if (rate !== audio.sampleRate) filters.push(`aresample=${rate}`);
     shape.push("-ar", String(rate));
