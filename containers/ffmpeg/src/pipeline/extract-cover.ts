@@ -72,7 +72,40 @@ export function imageEncoderArgs(format: "jpeg" | "png" | "webp", quality: numbe
   return ["-c:v", "libwebp", "-quality", String(quality), ...pixFmt];
 }
 
-async function extract(ctx: JobContext, input: Input, p: CoverParams, time: number): Promise<string> {
+/**
+ * Seconds before `time` from which a cover keeps decoded frames: two frame durations, so that the frame
+ * shown at `time` (which starts less than one before it at a constant rate) is among them; at least 0.1 s,
+ * at most 5 s. A frame starting earlier (a variable rate) is found by its packets (lastFrameAtOrBefore).
+ */
+const keepFrom = (fps: number): number => (fps > 0 ? Math.min(5, Math.max(0.1, 2 / fps)) : 0.1);
+
+/**
+ * Which frame a command gives: `shown`, the last one presented at or before `time` (the one on screen then),
+ * or `next`, the first one at or after it (ffmpeg's input `-ss`).
+ */
+type Pick = "shown" | "next";
+
+/**
+ * Filters of a `shown` cover at `time` (seconds from the input's start) when decoding starts at `from`:
+ * with `-copyts` frames keep the source's timestamps (`t` is `startTime + time` at `time`). `trim` ends the
+ * decode at the first frame past `time` (its end is exclusive and rounded to the stream's time base, so it
+ * lies 2 ms later, beyond a 1 ms tick's rounding); `select` keeps the frames at or before `time` (1 µs for
+ * a time written to 6 decimals); `reverse` gives the last of them first. Decoding from the input's start,
+ * nothing is shown before the first frame, so a time before it gives that frame (`eq(n,0)`).
+ */
+function shownFilters(startTime: number, time: number, from: number): string {
+  const at = startTime + time;
+  const first = from === 0 ? "+eq(n\\,0)" : "";
+  return `trim=end=${sec(at + 0.002)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
+}
+
+async function extract(
+  ctx: JobContext,
+  input: Input,
+  p: CoverParams,
+  time: number,
+  pick: Pick,
+): Promise<string> {
   const video = input.info.video!;
   const size = coverSize(video.width, video.height, p.width, p.height);
   const container = CONTAINERS[p.format];
@@ -84,16 +117,20 @@ async function extract(ctx: JobContext, input: Input, p: CoverParams, time: numb
       ? ["-c:v", video.codec === "vp9" ? "libvpx-vp9" : "libvpx"]
       : [];
   // Images are shown pixel for pixel (browsers ignore a JPEG's pixel density): square pixels at the size.
-  const filters =
+  const resize =
     size.width === video.codedWidth && size.height === video.codedHeight && video.sar === 1
       ? []
-      : ["-vf", `scale=${size.width}:${size.height},setsar=1`];
+      : [`scale=${size.width}:${size.height},setsar=1`];
+  // ffmpeg seeks to the keyframe before `from` and drops the frames decoded before it (accurate seek).
+  const from = pick === "shown" ? Math.max(0, time - keepFrom(video.fpsValue)) : time;
+  const chain = pick === "shown" ? [shownFilters(input.info.startTime, time, from), ...resize] : resize;
   await ctx
     .runFfmpeg(
       [
-        ...input.args(["-ss", sec(time), ...decoder]),
+        ...input.args(["-ss", sec(from), ...decoder]),
+        ...(pick === "shown" ? ["-copyts"] : []),
         ...["-map", `0:${video.index}`, "-frames:v", "1", "-an", "-sn", "-dn"],
-        ...filters,
+        ...(chain.length > 0 ? ["-vf", chain.join(",")] : []),
         ...imageEncoderArgs(p.format, p.quality, alpha),
         ...["-f", container.muxer, out],
       ],
@@ -116,10 +153,9 @@ const LOOK_BACK = 10;
 const REORDER = 2;
 
 /**
- * Where the last video frame at or before `time` (seconds from the input's start) is presented, a hair early
- * so that a seek there lands on it (ffmpeg keeps the frames at or after its `-ss`); its packets are listed,
- * not decoded: the last LOOK_BACK seconds, else from the start (one frame shown longer). Null when none is
- * listed or their times are unknown. Packets an edit list hides (flag D) are never shown.
+ * Where the last video frame at or before `time` (seconds from the input's start) is presented; its packets
+ * are listed, not decoded: the last LOOK_BACK seconds, else from the start (one frame shown longer). Null
+ * when none is listed or their times are unknown. Packets an edit list hides (flag D) are never shown.
  */
 async function lastFrameAtOrBefore(ctx: JobContext, input: Input, time: number): Promise<number | null> {
   const { startTime } = input.info;
@@ -143,7 +179,7 @@ async function lastFrameAtOrBefore(ctx: JobContext, input: Input, time: number):
       .map((packet) => Number(packet.pts_time ?? Number.NaN));
     if (times.some((t) => !Number.isFinite(t))) return null;
     const before = times.filter((t) => t <= at + 1e-6);
-    if (before.length > 0) return Math.max(0, Math.max(...before) - startTime - 1e-6);
+    if (before.length > 0) return Math.max(0, Math.max(...before) - startTime);
     if (from === 0) return null;
   }
   return null;
@@ -157,16 +193,23 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
     throw invalid("params.time", `time (${p.time} s) is not before the end of the video (${duration} s)`);
   }
   const time = p.time ?? (duration !== null && duration < 2 ? duration / 2 : 1);
-  let out = await extract(ctx, input, p, time);
+  // The frame on screen at `time`: the last one presented at or before it, from one ffmpeg decoding from
+  // shortly before it (keepFrom).
+  let out = await extract(ctx, input, p, time, "shown");
   let size = await sizeOf(out);
   if (size === 0) {
-    // No frame starts at or after `time`: the one shown then is the last before it, still on screen (a
-    // container's duration often runs past its video's last frame; an 8×8 WebM of one frame at 0 states 1 s).
-    // When that frame does not decode either (a file cut short), a few frames before the end, as before.
+    // None of the frames decoded is at or before `time`: the one shown is older, held longer (a variable rate; a container or
+    // audio outlasting the video: an 8×8 WebM of one frame at 0 states 1 s), found by its packets' times;
+    // none before `time` (the video starts later): its first frame. When that does not decode either (a file
+    // cut short), a few frames before the end, as before.
     const shown = await lastFrameAtOrBefore(ctx, input, time);
     const back = Math.max(0, (duration ?? time) - 3 / (video.fpsValue || 25));
-    for (const at of [...(shown === null ? [] : [shown]), Math.min(back, time)]) {
-      out = await extract(ctx, input, p, at);
+    const tries: [number, Pick][] = [
+      shown === null ? [time, "next"] : [shown, "shown"],
+      [Math.min(back, time), "next"],
+    ];
+    for (const [at, pick] of tries) {
+      out = await extract(ctx, input, p, at, pick);
       size = await sizeOf(out);
       if (size > 0) break;
     }
