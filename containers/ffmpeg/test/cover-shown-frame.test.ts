@@ -5,7 +5,8 @@
  * lists its frames' presentation times, ffmpeg decodes them in order from the start (no seek), and the cover
  * must equal the one with the largest time <= `time`, on a generated 1 fps video whose every frame differs
  * (testsrc2 with B-frames) and on two corpus files (sample_640x360.mov, H.264 at 29.97 fps with B-frames;
- * av1-aac.mp4, AV1 at 25 fps).
+ * av1-aac.mp4, AV1 at 25 fps), and inside a frame held longer than the decode before `time` looks back
+ * (cursed-vfr.mp4, variable rate).
  *
  * At a time after which no frame starts (class H): the frame a player shows then is the last one before it,
  * still on screen; the cover is that frame, not a 415. Two sources: a video
@@ -164,6 +165,12 @@ describe("a cover at `time`: the last frame presented at or before it", () => {
       40,
       [0.02, 0.8, 1.216, 1.5],
     );
+  });
+
+  test("corpus cursed-vfr.mp4: inside a frame held 1.115 s, that frame (found by its packets)", async () => {
+    if (corpus === null) return;
+    // 3026×1386, its first frame at 0 held until 1.115208: none starts in the 0.1 s decoded before 1 s.
+    await expectShownFrames(corpus.url("/media/cursed-vfr.mp4"), path.join(CORPUS, "cursed-vfr.mp4"), 2, [1]);
   });
 });
 
