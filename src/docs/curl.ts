@@ -1,46 +1,36 @@
-import type { Document, Operation, Parameter } from "./openapi";
-import { exampleOf } from "./schema";
+/** One request of a code sample: parameter values and body already chosen (src/docs/code-samples.ts). */
+export type RequestExample = {
+  method: string;
+  path: string;
+  pathParams: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
+  body?: unknown;
+  authenticated: boolean;
+};
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 const headerName = (name: string) =>
   name.replace(/(^|-)([a-z])/g, (_, dash: string, ch: string) => dash + ch.toUpperCase());
 
-/** A curl command for one operation: required parameters, the body's example, and the key from $P6_API_KEY. */
-export function curlExample(
-  doc: Document,
-  input: {
-    baseUrl: string;
-    method: string;
-    path: string;
-    parameters: Parameter[];
-    operation: Operation;
-    authenticated: boolean;
-  },
-): string {
-  const value = (parameter: Parameter) =>
-    String(parameter.example ?? (parameter.schema ? exampleOf(doc, parameter.schema) : parameter.name));
-  let path = input.path;
-  const query = new URLSearchParams();
-  const headers: string[] = [];
-  for (const parameter of input.parameters) {
-    if (parameter.in === "path")
-      path = path.replace(`{${parameter.name}}`, encodeURIComponent(value(parameter)));
-    else if (!parameter.required) continue;
-    else if (parameter.in === "query") query.set(parameter.name, value(parameter));
-    else if (parameter.in === "header") headers.push(`${headerName(parameter.name)}: ${value(parameter)}`);
-  }
-  const url = `${input.baseUrl}${path}${query.size > 0 ? `?${query}` : ""}`;
+/** A curl command for one request, the key from $P6_API_KEY. */
+export function curlExample(baseUrl: string, request: RequestExample): string {
+  let path = request.path;
+  for (const [name, value] of Object.entries(request.pathParams))
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  const query = new URLSearchParams(
+    Object.entries(request.query).map(([name, value]) => [name, String(value)]),
+  );
+  const url = `${baseUrl}${path}${query.size > 0 ? `?${query}` : ""}`;
   const lines = [
-    `curl ${input.method === "get" ? "" : `-X ${input.method.toUpperCase()} `}${shellQuote(url)}`,
+    `curl ${request.method === "get" ? "" : `-X ${request.method.toUpperCase()} `}${shellQuote(url)}`,
   ];
-  if (input.authenticated) lines.push(`-H "Authorization: Bearer $P6_API_KEY"`);
-  for (const header of headers) lines.push(`-H ${shellQuote(header)}`);
-  const json = input.operation.requestBody?.content?.["application/json"];
-  if (json) {
-    const body =
-      json.example ?? Object.values(json.examples ?? {})[0]?.value ?? exampleOf(doc, json.schema ?? {});
-    lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(body))}`);
+  if (request.authenticated) lines.push(`-H "Authorization: Bearer $P6_API_KEY"`);
+  for (const [name, value] of Object.entries(request.headers))
+    lines.push(`-H ${shellQuote(`${headerName(name)}: ${value}`)}`);
+  if (request.body !== undefined) {
+    lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(request.body))}`);
   }
   return lines.join(" \\\n  ");
 }

@@ -104,8 +104,3 @@ export function resolveRef<T>(doc: Document, value: T | { $ref: string }): T {
   }
   return (node ?? {}) as T;
 }
-
-/** The component name of a `#/components/schemas/<name>` reference. */
-export function refName(ref: string) {
-  return ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : ref;
-}

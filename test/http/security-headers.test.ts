@@ -74,7 +74,7 @@ describe.each(CASES)("%s", (_, request, status, type) => {
 
 describe("HTML pages", () => {
   it("a page without its own policy gets the strict default: no scripts at all", async () => {
-    const csp = (await call("/docs")).headers.get("content-security-policy") ?? "";
+    const csp = (await call("/errors/rate-limit")).headers.get("content-security-policy") ?? "";
     expect(csp).toContain("default-src 'none'");
     expect(csp).not.toMatch(/script-src/);
   });

@@ -50,7 +50,7 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
           name: "workers-only-modules",
           setup(b) {
             b.onResolve(
-              { filter: /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf)(\?module)?$/ },
+              { filter: /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$/ },
               (a) => ({
                 path: a.path,
                 namespace: "stub",

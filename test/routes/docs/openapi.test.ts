@@ -395,11 +395,15 @@ describe("OpenAPI documents", () => {
     await expectValid(doc);
   });
 
-  it("/docs renders an HTML reference that lists the operations", async () => {
-    const response = await call("/docs");
-    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
-    const html = await response.text();
-    expect(html).toContain("/v1/tasks/{id}");
-    expect(html).toContain("/v1/video/extract-audio");
+  it("/docs/openapi.json, the document /docs renders, is valid and lists every operation", async () => {
+    const html = await (await call("/docs")).text();
+    expect(html).toContain('"url":"/docs/openapi.json"');
+    const response = await call("/docs/openapi.json");
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const doc = (await response.json()) as Doc;
+    await expectValid(doc);
+    expect(Object.keys(doc.paths)).toEqual(Object.keys((await publicDoc()).paths));
+    expect(doc.paths["/v1/tasks/{id}"]).toBeDefined();
+    expect(doc.paths["/v1/video/extract-audio"]).toBeDefined();
   });
 });
