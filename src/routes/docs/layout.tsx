@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 
-/** One stylesheet for /docs and /errors: inline, allowed by its hash, no fonts or images from elsewhere. */
+/** The stylesheet of the /errors pages: inline, allowed by its hash, no fonts or images from elsewhere. */
 const CSS = `
 :root { color-scheme: light dark; --fg: #1d1d1f; --muted: #5f6368; --bg: #fff; --line: #d9dce1; --code: #f4f5f7; --accent: #0b57d0; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e8eaed; --muted: #a0a4aa; --bg: #161719; --line: #33363b; --code: #202226; --accent: #8ab4f8; } }
