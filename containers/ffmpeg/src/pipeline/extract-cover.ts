@@ -91,12 +91,14 @@ type Pick = "shown" | "next";
  * decode at the first frame past `time` (its end is exclusive and rounded to the stream's time base, so it
  * lies 2 ms later, beyond a 1 ms tick's rounding); `select` keeps the frames at or before `time` (1 µs for
  * a time written to 6 decimals); `reverse` gives the last of them first. Decoding from the input's start,
- * nothing is shown before the first frame, so a time before it gives that frame (`eq(n,0)`).
+ * nothing is shown before the first frame, so a time before it gives that frame (`eq(n,0)`), and the decode
+ * runs `keep` seconds at least (a video starting after the file's start, e.g. after Opus pre-roll).
  */
-function shownFilters(startTime: number, time: number, from: number): string {
+function shownFilters(startTime: number, time: number, from: number, keep: number): string {
   const at = startTime + time;
   const first = from === 0 ? "+eq(n\\,0)" : "";
-  return `trim=end=${sec(at + 0.002)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
+  const end = (from === 0 ? Math.max(at, startTime + keep) : at) + 0.002;
+  return `trim=end=${sec(end)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
 }
 
 async function extract(
@@ -122,8 +124,9 @@ async function extract(
       ? []
       : [`scale=${size.width}:${size.height},setsar=1`];
   // ffmpeg seeks to the keyframe before `from` and drops the frames decoded before it (accurate seek).
-  const from = pick === "shown" ? Math.max(0, time - keepFrom(video.fpsValue)) : time;
-  const chain = pick === "shown" ? [shownFilters(input.info.startTime, time, from), ...resize] : resize;
+  const keep = keepFrom(video.fpsValue);
+  const from = pick === "shown" ? Math.max(0, time - keep) : time;
+  const chain = pick === "shown" ? [shownFilters(input.info.startTime, time, from, keep), ...resize] : resize;
   await ctx
     .runFfmpeg(
       [
