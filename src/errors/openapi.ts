@@ -79,6 +79,11 @@ export const RESPONSE_HEADERS = {
       "`true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise.",
     schema: { type: "string" as const, enum: ["true"] },
   },
+  "Preference-Applied": {
+    description:
+      "`wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240).",
+    schema: text("wait=30"),
+  },
   "Server-Timing": {
     description:
       "Only when the request sent X-Debug-Timing: durations in ms of auth, engine (the whole round trip to the media engine, its queue included), fetch, process, store and total.",

@@ -23,6 +23,8 @@ type State =
   | { phase: "ended"; taskId: string; expiresAt: number }
   | { phase: "removed"; taskId: string };
 
+const TERMINAL: ReadonlySet<string> = new Set(["succeeded", "failed", "canceled"]);
+
 /** Longest wait between two tries when the engine has no capacity (tries double from Retry-After up to this). */
 const MAX_WAIT_STEP_MS = 30_000;
 
@@ -42,6 +44,8 @@ const MAX_WAIT_STEP_MS = 30_000;
  */
 export class TaskRunner extends DurableObject<Env> {
   private controller: AbortController | undefined;
+  /** Requests held until the task ends (`Prefer: wait`): woken by its ending, kept in memory only. */
+  private readonly waiters = new Set<(task?: TaskRow) => void>();
   /** Test seam: an engine to use instead of the configured one. */
   engineOverride: MediaEngine | undefined;
 
@@ -65,8 +69,40 @@ export class TaskRunner extends DurableObject<Env> {
     return "scheduled";
   }
 
+  /**
+   * Resolves as soon as the task has ended (succeeded, failed or canceled; with its row when the runner ended
+   * it), or `ended: false` after `timeoutMs`.
+   * The ending pushes it (`wake`, called right after the row's terminal transition): no polling. A task that
+   * ended somewhere else (the dead-letter handler) is seen in D1 once the waiter is registered.
+   */
+  async waitForEnd(taskId: string, timeoutMs: number): Promise<{ ended: boolean; task?: TaskRow }> {
+    const phase = this.state?.phase;
+    if (phase === "ended" || phase === "removed") return { ended: true };
+    return new Promise((resolve) => {
+      const done = (ended: boolean, task?: TaskRow) => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve({ ended, ...(task ? { task } : {}) });
+      };
+      const wake = (task?: TaskRow) => done(true, task);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(wake);
+      loadTask(createDb(this.env.DB), taskId)
+        .then((task) => {
+          if (task && TERMINAL.has(task.status)) wake();
+        })
+        .catch(() => {});
+    });
+  }
+
+  /** Releases the held requests; `task` is the ended row when the caller has it (saves them a D1 read). */
+  private wake(task?: TaskRow) {
+    for (const wake of [...this.waiters]) wake(task);
+  }
+
   /** Aborts the work if it runs here; the cancel route has already ended the task (and refunded). */
   async cancel(): Promise<void> {
+    this.wake();
     this.controller?.abort(new Error("canceled"));
     const state = this.state;
     if (state?.phase === "running" || state?.phase === "scheduled") {
@@ -209,6 +245,7 @@ export class TaskRunner extends DurableObject<Env> {
 
   private async end(db: Db, config: Config, task: TaskRow, ending: Ending) {
     const ended = await endTask(db, task, ending, config.outputTtlMs, Date.now());
+    this.wake(ended ?? undefined);
     if (!ended && ending.status === "succeeded") {
       // Canceled while the work finished: its outputs are not delivered.
       const ids = ending.outputs.map((o) => o.file_id);
@@ -231,6 +268,7 @@ export class TaskRunner extends DurableObject<Env> {
 
   private async afterEnd(taskId: string, expiresAt: number) {
     this.state = { phase: "ended", taskId, expiresAt };
+    this.wake();
     await this.ctx.storage.setAlarm(expiresAt);
   }
 }

@@ -44,6 +44,8 @@ export type Ending =
  * never changes and only one ending wins any race — then, for failed and canceled, the refund of the
  * reservation, written only when the status change happened (changes() = 1) and at most once per task (the
  * ledger's unique (task_id, kind) index). Returns the ended row, or null when another ending won.
+ * changes() after an UPDATE … RETURNING still counts the rows it changed (SQLite), so the refund's condition
+ * holds as before.
  */
 export async function endTask(db: Db, task: TaskRow, ending: Ending, retentionMs: number, now: number) {
   const from =
@@ -58,31 +60,30 @@ export async function endTask(db: Db, task: TaskRow, ending: Ending, retentionMs
       errorRequestId: ending.requestId,
     });
   }
+  // RETURNING: the ended row comes back with the change (one round trip fewer before waiters are released).
   const update = db
     .update(tasks)
     .set(set)
-    .where(and(eq(tasks.id, task.id), inArray(tasks.status, [...from])));
-  const refund = ending.status !== "succeeded";
-  const [changed] = refund
-    ? await db.batch([
-        update,
-        db
-          .update(accounts)
-          .set({ credits: sql`${accounts.credits} + ${task.cost}` })
-          .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
-        ledgerEntry(db, {
-          accountId: task.accountId,
-          kind: "refund",
-          amount: task.cost,
-          taskId: task.id,
-          requestId: task.requestId,
-          reason: `task ${ending.status}`,
-          now,
-        }),
-      ])
-    : [await update.run()];
-  if (changed.meta.changes !== 1) return null;
-  return db.select().from(tasks).where(eq(tasks.id, task.id)).get();
+    .where(and(eq(tasks.id, task.id), inArray(tasks.status, [...from])))
+    .returning();
+  if (ending.status === "succeeded") return (await update.all())[0] ?? null;
+  const [ended] = await db.batch([
+    update,
+    db
+      .update(accounts)
+      .set({ credits: sql`${accounts.credits} + ${task.cost}` })
+      .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
+    ledgerEntry(db, {
+      accountId: task.accountId,
+      kind: "refund",
+      amount: task.cost,
+      taskId: task.id,
+      requestId: task.requestId,
+      reason: `task ${ending.status}`,
+      now,
+    }),
+  ]);
+  return ended[0] ?? null;
 }
 
 export async function loadTask(db: Db, taskId: string) {

@@ -9,14 +9,14 @@ import { ffprobeBytes, serveFixtures } from "./media.ts";
 const { base, apiKey, webhookSecret } = inject("e2e");
 let fixtures: Awaited<ReturnType<typeof serveFixtures>>;
 let api: Awaited<ReturnType<typeof contractClient>>;
-const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+const received: { headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
 const receiver = http.createServer((req, res) => {
   let body = "";
   req.on("data", (chunk: Buffer) => {
     body += chunk.toString("utf8");
   });
   req.on("end", () => {
-    received.push({ headers: req.headers, body });
+    received.push({ headers: req.headers, body, at: Date.now() });
     res.writeHead(204).end();
   });
 });
@@ -46,13 +46,16 @@ describe("an asynchronous task against npm run dev, through the TypeScript clien
     const id = created.data!.id;
     expect(created.response.headers.get("location")).toBe(created.data!.urls.get);
 
-    const task = await waitForTask(api.client, id, { intervalMs: 200, timeoutMs: 60_000 });
+    const task = await waitForTask(api.client, id, { timeoutMs: 60_000 });
+    const returned = Date.now();
     expect(task.status).toBe("succeeded");
 
     const deadline = Date.now() + 60_000;
     while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(received).toHaveLength(1);
     const delivery = received[0]!;
+    // waitForTask holds a GET open (Prefer: wait) that the task's end releases: no later than the webhook.
+    expect(returned - delivery.at).toBeLessThan(100);
     expect(delivery.headers["webhook-id"]).toMatch(/^msg_/);
     const verified = verifyWebhook(webhookSecret, delivery.body, delivery.headers);
     expect(verified).toMatchObject({ event: "completed", task: { id, status: "succeeded" } });

@@ -22,26 +22,42 @@ export class P6ApiError extends Error {
 export type WaitOptions = {
   /** Give up after this long (default 15 minutes, the service's task budget). */
   timeoutMs?: number;
-  /** First pause between polls (default 500 ms), growing 1.5× up to maxIntervalMs (default 5 s). */
+  /**
+   * Seconds each request asks the service to hold its answer until the task ends (`Prefer: wait`, 1 to 60,
+   * default 60): the task comes back as soon as it has ended, as early as its webhook.
+   */
+  waitSeconds?: number;
+  /**
+   * Only when a server does not honour Prefer (no Preference-Applied in its answer): first pause between polls
+   * (default 500 ms), growing 1.5× up to maxIntervalMs (default 5 s).
+   */
   intervalMs?: number;
   maxIntervalMs?: number;
   signal?: AbortSignal;
 };
 
-/** Polls a task with backoff until it is succeeded, failed or canceled, and returns it. */
+/**
+ * Waits until a task is succeeded, failed or canceled, and returns it. Each GET carries `Prefer: wait=<s>`:
+ * the service answers the moment the task ends (pushed by the task's runner), or after those seconds with the
+ * task as it is, and the client asks again at once. Against a server that does not honour it, polls with backoff.
+ */
 export async function waitForTask(client: P6Client, id: string, options: WaitOptions = {}): Promise<Task> {
   const { timeoutMs = 15 * 60_000, maxIntervalMs = 5_000, signal } = options;
+  const waitSeconds = Math.min(60, Math.max(1, Math.floor(options.waitSeconds ?? 60)));
   const deadline = Date.now() + timeoutMs;
   let interval = options.intervalMs ?? 500;
   for (;;) {
+    const wait = Math.min(waitSeconds, Math.max(1, Math.ceil((deadline - Date.now()) / 1000)));
     const { data, error, response } = await client.GET("/v1/tasks/{id}", {
-      params: { path: { id } },
+      params: { path: { id }, header: { Prefer: `wait=${wait}` } },
       signal,
     });
     if (error) throw new P6ApiError(response.status, error);
     if (TERMINAL.has(data.status)) return data;
-    if (Date.now() + interval > deadline)
+    const held = response.headers.has("Preference-Applied");
+    if (Date.now() + (held ? 0 : interval) >= deadline)
       throw new Error(`task ${id} still ${data.status} after ${timeoutMs} ms`);
+    if (held) continue;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, interval);
       signal?.addEventListener("abort", () => {

@@ -114,6 +114,37 @@ describe("createP6Client", () => {
 });
 
 describe("waitForTask", () => {
+  it("asks the service to hold its answer (Prefer: wait) and returns the moment it answers, with one request", async () => {
+    const { seen, client } = await scripted([
+      (req, res) => {
+        // A stand-in that honours Prefer: wait, as the service does: the task ends 300 ms later.
+        setTimeout(() => json(200, task("succeeded"), { "Preference-Applied": "wait=60" })(req, res), 300);
+      },
+    ]);
+    const started = Date.now();
+    expect((await waitForTask(client, "01JD5Z8X4QK3M7R2T9V6W1Y0AB")).status).toBe("succeeded");
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1000);
+    expect(seen.map((req) => req.headers.prefer)).toEqual(["wait=60"]);
+  });
+
+  it("asks again at once after a held answer without an ending; never waits past its timeout", async () => {
+    const held = (status: string) => json(200, task(status), { "Preference-Applied": "wait=1" });
+    const { seen, client } = await scripted([held("queued"), held("processing"), held("failed")]);
+    const started = Date.now();
+    expect((await waitForTask(client, "01JD5Z8X4QK3M7R2T9V6W1Y0AB", { waitSeconds: 5 })).status).toBe(
+      "failed",
+    );
+    expect(Date.now() - started).toBeLessThan(200); // no backoff pause between held answers
+    expect(seen.map((req) => req.headers.prefer)).toEqual(["wait=5", "wait=5", "wait=5"]);
+    const short = await scripted([held("processing")]);
+    await expect(
+      waitForTask(short.client, "01JD5Z8X4QK3M7R2T9V6W1Y0AB", { timeoutMs: 2_500, waitSeconds: 60 }),
+    ).rejects.toThrow(/still processing/);
+    expect(short.seen[0]!.headers.prefer).toBe("wait=3");
+  });
+
   it("polls until the task is terminal", async () => {
     const { seen, client } = await scripted([
       json(200, task("queued")),

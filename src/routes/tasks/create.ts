@@ -2,12 +2,14 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { errorResponses, headers } from "../../errors/openapi";
 import { checkTargets, targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
+import { PreferWaitHeaders, preferredWait } from "../../http/prefer";
 import { fieldErrors, validationError } from "../../http/validation";
 import { getOperation, OPERATION_TYPES } from "../../operations";
 import { checkTextMark } from "../../operations/text-mark";
 import { createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
+import { taskWhenEnded } from "../../tasks/wait";
 import { HttpUrl } from "../../util/http-url";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
 import { documentedTaskBody } from "./documented-body";
@@ -58,17 +60,20 @@ const route = createRoute({
   tags: ["Tasks"],
   summary: "Create a task",
   description:
-    "Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.",
-  request: { body: { required: true, content: { "application/json": { schema: CreateTaskBody } } } },
+    "Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.",
+  request: {
+    headers: PreferWaitHeaders,
+    body: { required: true, content: { "application/json": { schema: CreateTaskBody } } },
+  },
   responses: {
     201: {
       description: "Created.",
-      headers: headers("Location"),
+      headers: headers("Location", "Preference-Applied"),
       content: { "application/json": { schema: TaskSchema } },
     },
     200: {
       description: "A repeated idempotency_key: the original task (Idempotent-Replayed: true).",
-      headers: headers("Idempotent-Replayed"),
+      headers: headers("Idempotent-Replayed", "Preference-Applied"),
       content: { "application/json": { schema: TaskSchema } },
     },
     ...errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 429, 500),
@@ -77,7 +82,10 @@ const route = createRoute({
 
 export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
   // Validated in two steps (the body, then the type's params); documented as the oneOf they amount to.
-  app.openAPIRegistry.registerPath({ ...route, request: documentedTaskBody(CreateTaskBody) });
+  app.openAPIRegistry.registerPath({
+    ...route,
+    request: { headers: PreferWaitHeaders, ...documentedTaskBody(CreateTaskBody) },
+  });
   app.openapi({ ...route, hide: true }, async (c) => {
     const body = c.req.valid("json");
     const config = c.get("config");
@@ -101,7 +109,8 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
       },
     );
     const origin = new URL(c.req.url).origin;
-    const { task, created } = await createTask(c.get("db"), {
+    const wait = preferredWait(c.req.valid("header").prefer);
+    const { task: stored, created } = await createTask(c.get("db"), {
       accountId: c.get("principal").accountId,
       type: operation.type,
       cost: operation.cost,
@@ -115,7 +124,12 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
       retentionMs: config.outputTtlMs,
       now: Date.now(),
     });
-    if (created) await c.env.TASK_QUEUE.send({ taskId: task.id } satisfies TaskMessage);
+    if (created) await c.env.TASK_QUEUE.send({ taskId: stored.id } satisfies TaskMessage);
+    let task = stored;
+    if (wait) {
+      task = await taskWhenEnded(c.env, c.get("db"), stored, wait);
+      c.header("Preference-Applied", `wait=${wait}`);
+    }
     const view = await serializeTask(task, { origin, fileSigningSecret: config.fileSigningSecret });
     if (!created) {
       c.header("Idempotent-Replayed", "true");

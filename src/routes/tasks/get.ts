@@ -2,10 +2,12 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { presentsWellFormedKey } from "../../auth/middleware";
 import { ApiError } from "../../errors/api-error";
-import { errorResponses } from "../../errors/openapi";
+import { errorResponses, headers } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
+import { PreferWaitHeaders, preferredWait } from "../../http/prefer";
 import { readTask } from "../../tasks/query";
 import { serializeTask } from "../../tasks/serialize";
+import { taskWhenEnded } from "../../tasks/wait";
 import { isUlid } from "../../util/ulid";
 import { TaskIdParamSchema, TaskSchema } from "./schema";
 
@@ -15,11 +17,16 @@ const route = createRoute({
   operationId: "getTask",
   tags: ["Tasks"],
   summary: "Get a task",
-  description: "Another account's task answers 404: its existence is not revealed.",
-  request: { params: TaskIdParamSchema },
+  description:
+    "Another account's task answers 404: its existence is not revealed. With `Prefer: wait=<seconds>` the answer is held until the task ends (or those seconds pass), then gives it as it is: a long poll that answers within milliseconds of the task's end.",
+  request: { params: TaskIdParamSchema, headers: PreferWaitHeaders },
   responses: {
-    200: { description: "The task.", content: { "application/json": { schema: TaskSchema } } },
-    ...errorResponses(401, 403, 404, 405, 429, 500),
+    200: {
+      description: "The task.",
+      headers: headers("Preference-Applied"),
+      content: { "application/json": { schema: TaskSchema } },
+    },
+    ...errorResponses(400, 401, 403, 404, 405, 429, 500),
   },
 });
 
@@ -47,9 +54,14 @@ export const taskReadAhead = createMiddleware<AppEnv>(async (c, next) => {
 export function registerGetTask(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
+    const wait = preferredWait(c.req.valid("header").prefer);
     const found = await (c.get("taskRead") ?? (isUlid(id) ? readTask(c.get("db"), id) : undefined));
-    const row = found?.accountId === c.get("principal").accountId ? found : undefined;
+    let row = found?.accountId === c.get("principal").accountId ? found : undefined;
     if (!row) throw new ApiError("RESOURCE_NOT_FOUND", `Task ${id} does not exist.`);
+    if (wait) {
+      row = await taskWhenEnded(c.env, c.get("db"), row, wait);
+      c.header("Preference-Applied", `wait=${wait}`);
+    }
     const ctx = { origin: new URL(c.req.url).origin, fileSigningSecret: c.get("config").fileSigningSecret };
     return c.json(await serializeTask(row, ctx), 200);
   });

@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a task
-     * @description Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task.
+     * @description Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.
      */
     post: operations["createTask"];
     delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
     };
     /**
      * Get a task
-     * @description Another account's task answers 404: its existence is not revealed.
+     * @description Another account's task answers 404: its existence is not revealed. With `Prefer: wait=<seconds>` the answer is held until the task ends (or those seconds pass), then gives it as it is: a long poll that answers within milliseconds of the task's end.
      */
     get: operations["getTask"];
     put?: never;
@@ -1318,6 +1318,8 @@ export interface components {
     "Content-Range": string;
     /** @description `true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise. */
     "Idempotent-Replayed": "true";
+    /** @description `wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240). */
+    "Preference-Applied": string;
     /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, engine (the whole round trip to the media engine, its queue included), fetch, process, store and total. */
     "Server-Timing": string;
   };
@@ -1437,7 +1439,10 @@ export interface operations {
   createTask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        Prefer?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1454,6 +1459,7 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
         content: {
@@ -1467,6 +1473,7 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           Location: components["headers"]["Location"];
+          "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
         content: {
@@ -1600,7 +1607,10 @@ export interface operations {
   getTask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        Prefer?: string;
+      };
       path: {
         id: string;
       };
@@ -1614,10 +1624,23 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Task"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */

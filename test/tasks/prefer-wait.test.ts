@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { preferredWait } from "../../src/http/prefer";
+import type { TaskView } from "../../src/tasks/serialize";
+import { call, newAccount, problem } from "../helpers/api";
+import { fixture, media } from "../helpers/media";
+import { createTaskCall, taskLedger, waitForTask } from "../helpers/task-api";
+import { insertTask } from "../helpers/tasks";
+
+const trim = { type: "video.trim", source_url: media("av.mp4"), params: { start: 1, end: 3 } };
+/** A source that never answers: the task stays processing until canceled. */
+const hanging = { type: "video.probe", source_url: fixture("/hang") };
+
+function createWaiting(key: string, body: unknown, prefer: string) {
+  return call("/v1/tasks", { method: "POST", key, json: body, headers: { Prefer: prefer } });
+}
+const getWaiting = (key: string, id: string, prefer: string) =>
+  call(`/v1/tasks/${id}`, { key, headers: { Prefer: prefer } });
+
+describe("Prefer: wait (RFC 7240) on POST /v1/tasks and GET /v1/tasks/{id}", () => {
+  it("POST answers within 100 ms of the task's end, with the ended task and Preference-Applied", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const sent = Date.now();
+    const response = await createWaiting(key, trim, "wait=30");
+    const answered = Date.now();
+    expect(response.status).toBe(201);
+    expect(response.headers.get("preference-applied")).toBe("wait=30");
+    const task = (await response.json()) as TaskView;
+    expect(task.status).toBe("succeeded");
+    expect(response.headers.get("location")).toBe(task.urls.get);
+    const completed = Date.parse(task.completed_at!);
+    // Held while the task ran (queue, engine, store), released by its ending, not by a polling interval.
+    expect(completed).toBeGreaterThan(sent);
+    expect(answered - completed).toBeGreaterThanOrEqual(0);
+    expect(answered - completed).toBeLessThan(100);
+  });
+
+  it("GET answers within 100 ms of the task's end", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const created = (await (await createTaskCall(key, trim)).json()) as TaskView;
+    expect(created.status).toBe("queued");
+    const response = await getWaiting(key, created.id, "wait=30");
+    const answered = Date.now();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("preference-applied")).toBe("wait=30");
+    const task = (await response.json()) as TaskView;
+    expect(task.status).toBe("succeeded");
+    expect(answered - Date.parse(task.completed_at!)).toBeLessThan(100);
+  });
+
+  it("after N seconds without an ending: the current state; a cancel meanwhile releases the wait at once", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const created = (await (await createTaskCall(key, hanging)).json()) as TaskView;
+    await waitForTask(key, created.id, (t) => t.status === "processing");
+    const started = Date.now();
+    const response = await getWaiting(key, created.id, "wait=1");
+    const elapsed = Date.now() - started;
+    expect(response.headers.get("preference-applied")).toBe("wait=1");
+    expect(((await response.json()) as TaskView).status).toBe("processing");
+    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeLessThan(1500);
+
+    const waiting = getWaiting(key, created.id, "wait=20").then(async (r) => ({
+      at: Date.now(),
+      task: (await r.json()) as TaskView,
+    }));
+    await new Promise((r) => setTimeout(r, 300));
+    const canceledAt = Date.now();
+    expect((await call(`/v1/tasks/${created.id}/cancel`, { method: "POST", key })).status).toBe(200);
+    const { at, task } = await waiting;
+    expect(task.status).toBe("canceled");
+    expect(at - canceledAt).toBeLessThan(500);
+  });
+
+  it("an ended task, or a request without a wait preference, is answered at once and without Preference-Applied for the latter", async () => {
+    const { accountId, key } = await newAccount();
+    const done = await insertTask(accountId, { status: "succeeded", completedAt: Date.now() });
+    const started = Date.now();
+    const ended = await getWaiting(key, done.id, "wait=60");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(ended.headers.get("preference-applied")).toBe("wait=60");
+    const queued = await insertTask(accountId);
+    const other = await getWaiting(key, queued.id, "respond-async, return=minimal");
+    expect(other.status).toBe(200);
+    expect(other.headers.get("preference-applied")).toBeNull();
+    expect(((await other.json()) as TaskView).status).toBe("queued");
+  });
+
+  it.each(["wait=0", "wait=61", "wait=abc", "wait=", "wait=1.5", "wait=-3"])(
+    "%s is a 400 naming Prefer; POST creates nothing and reserves nothing",
+    async (prefer) => {
+      const { accountId, key } = await newAccount({ credits: 10 });
+      const queued = await insertTask(accountId);
+      const got = await problem(await getWaiting(key, queued.id, prefer));
+      expect(got).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT" });
+      expect(got.errors?.map((e) => e.field)).toEqual(["Prefer"]);
+      const posted = await createWaiting(key, { ...trim, idempotency_key: `bad-${prefer}` }, prefer);
+      expect(posted.status).toBe(400);
+      expect(((await problem(posted)).errors ?? []).map((e) => e.field)).toEqual(["Prefer"]);
+      const list = (await (await call("/v1/tasks", { key })).json()) as { results: { id: string }[] };
+      expect(list.results.map((t) => t.id)).toEqual([queued.id]);
+    },
+  );
+
+  it("another account's task is a 404 at once, with nothing held", async () => {
+    const owner = await newAccount();
+    const stranger = await newAccount();
+    const queued = await insertTask(owner.accountId);
+    const started = Date.now();
+    const response = await getWaiting(stranger.key, queued.id, "wait=30");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await problem(response)).code).toBe("RESOURCE_NOT_FOUND");
+    expect(response.headers.get("preference-applied")).toBeNull();
+    expect(await taskLedger(queued.id)).toEqual([]);
+  });
+
+  it("no key: 401 before anything is waited for", async () => {
+    const response = await call("/v1/tasks/01JD5Z8X4QK3M7R2T9V6W1Y0AB", { headers: { Prefer: "wait=30" } });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("preferredWait", () => {
+  it.each([
+    [undefined, undefined],
+    ["wait=5", 5],
+    ["WAIT = 7", 7],
+    ['wait="12"', 12],
+    ["respond-async, wait=60", 60],
+    ["wait=10; foo=bar", 10],
+    ["wait=3, wait=100", 3],
+    ["return=minimal", undefined],
+    ["waiting=5", undefined],
+    ["wait=0", null],
+    ["wait=61", null],
+    ["wait", null],
+    ["wait=1e1", null],
+  ])("%s → %s", (header, expected) => {
+    expect(preferredWait(header)).toBe(expected);
+  });
+});
