@@ -9,6 +9,7 @@ import { requestContext } from "./http/request-context";
 import { securityHeaders } from "./http/security-headers";
 import { debugServerTiming } from "./http/timing";
 import { validationHook } from "./http/validation";
+import { registerGetAccount } from "./routes/account/get";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
 import { registerDashboard } from "./routes/dashboard";
@@ -18,6 +19,7 @@ import { registerFileRoutes } from "./routes/files/get";
 import { OPERATION_PATHS, registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
 import { taskReadAhead } from "./routes/tasks/get";
+import { registerGetUsage } from "./routes/usage/get";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 
@@ -51,6 +53,8 @@ export function createApp() {
 
   registerTaskRoutes(app);
   registerOperationRoutes(app);
+  registerGetAccount(app);
+  registerGetUsage(app);
   registerAdminRoutes(app);
   registerFileRoutes(app);
   registerDocs(app);

@@ -5,6 +5,7 @@ import { type TaskRow, type TaskStatus, tasks } from "../db/schema";
 export type TaskFilter = {
   idPrefix?: string;
   status?: TaskStatus;
+  type?: string;
   createdFrom?: number;
   createdTo?: number;
   /** Keyset: only tasks older than this id (the last id of the previous page). */
@@ -20,6 +21,7 @@ export async function listTasks(db: Db, accountId: string, filter: TaskFilter) {
   const where: SQL[] = [eq(tasks.accountId, accountId)];
   if (filter.idPrefix) where.push(between(tasks.id, filter.idPrefix, upperBound(filter.idPrefix)));
   if (filter.status) where.push(eq(tasks.status, filter.status));
+  if (filter.type) where.push(eq(tasks.type, filter.type));
   if (filter.createdFrom !== undefined) where.push(gte(tasks.createdAt, filter.createdFrom));
   if (filter.createdTo !== undefined) where.push(lte(tasks.createdAt, filter.createdTo));
   if (filter.beforeId) where.push(lt(tasks.id, filter.beforeId));

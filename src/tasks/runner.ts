@@ -8,7 +8,7 @@ import { files, type TaskRow, tasks } from "../db/schema";
 import type { MediaEngine } from "../engine";
 import { deleteFiles } from "../files/store";
 import { engineFor } from "../operations/engine";
-import { notifyEnded } from "./notify";
+import { notifyEnded, notifyStarted } from "./notify";
 import { runTask } from "./run";
 import { type Ending, endTask, loadTask, markProcessing, markQueuedAgain } from "./transitions";
 
@@ -180,6 +180,13 @@ export class TaskRunner extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(deadline);
     try {
       if (!(await markProcessing(db, taskId, now))) return this.afterEnd(taskId, task.expiresAt);
+      await notifyStarted(this.env, db, { ...task, status: "processing", startedAt: now }).catch(
+        (error: unknown) => {
+          console.error(
+            JSON.stringify({ level: "error", task_id: taskId, webhook: "started", error: String(error) }),
+          );
+        },
+      );
       this.controller = new AbortController();
       const outcome = await Promise.resolve()
         .then(() =>

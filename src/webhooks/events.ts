@@ -1,7 +1,10 @@
 import type { TaskStatus } from "../db/schema";
 
-/** Webhook event names (X-Webhook-Event). decisions.md §12: canceled is sent only when the filter names it. */
-export const WEBHOOK_EVENTS = ["completed", "failed", "canceled"] as const;
+/**
+ * Webhook event names (X-Webhook-Event). decisions.md §12: canceled is sent only when the filter names it;
+ * started (the task's first queued → processing) too.
+ */
+export const WEBHOOK_EVENTS = ["started", "completed", "failed", "canceled"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** What a task without webhook_events_filter receives. */

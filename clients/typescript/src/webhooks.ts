@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import type { Task } from "./tasks.ts";
 
-export type WebhookEvent = "completed" | "failed" | "canceled";
+export type WebhookEvent = "started" | "completed" | "failed" | "canceled";
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string {

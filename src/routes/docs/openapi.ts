@@ -46,7 +46,11 @@ function build(app: OpenAPIHono<AppEnv>) {
         { name: "Tasks", description: "Asynchronous tasks." },
         { name: "Operations", description: "Synchronous media operations." },
         { name: "Files", description: "Signed, expiring output files." },
-        { name: "Webhooks", description: "Signed deliveries to the task's webhook URL when it ends." },
+        { name: "Account", description: "The account's balance, the calling key, and usage." },
+        {
+          name: "Webhooks",
+          description: "Signed deliveries to the task's webhook URL when it ends (or starts, when asked).",
+        },
         { name: "Admin", description: "The operator API (ADMIN_TOKEN)." },
       ],
     }),

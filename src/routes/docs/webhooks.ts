@@ -35,7 +35,7 @@ const task = wh.verify(rawBody, {
   "webhook-timestamp": req.headers["webhook-timestamp"],
   "webhook-signature": req.headers["webhook-signature"],
 });
-const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
 \`\`\`
 
 Delivery is at least once: the same \`webhook-id\` on every attempt (deduplicate on it), a fresh timestamp and
@@ -43,6 +43,11 @@ signature per attempt. Any 2xx acknowledges; anything else, a redirect (never fo
 15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.`;
 
 const EVENTS: Record<WebhookEvent, { name: string; status: string; when: string }> = {
+  started: {
+    name: "taskStarted",
+    status: "processing",
+    when: "A task started processing (its first queued → processing): `status` is `processing`, `started_at` is set. Sent only when the task's webhook_events_filter names `started`.",
+  },
   completed: {
     name: "taskCompleted",
     status: "succeeded",
@@ -81,7 +86,7 @@ function deliveryHeaders(event: WebhookEvent) {
   });
 }
 
-/** The three deliveries as OpenAPI 3.1 webhooks: what an integrator's endpoint receives and must answer. */
+/** The deliveries as OpenAPI 3.1 webhooks: what an integrator's endpoint receives and must answer. */
 export function registerWebhooks(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]) {
   for (const event of WEBHOOK_EVENTS) {
     const { name, status, when } = EVENTS[event];

@@ -42,7 +42,7 @@ const CreateTaskBody = z
     }),
     webhook_events_filter: z.array(z.enum(WEBHOOK_EVENTS)).nullable().optional().openapi({
       description:
-        "Events to deliver; default (absent or null) completed and failed. canceled only when named.",
+        "Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named.",
     }),
   })
   .openapi("CreateTask", {

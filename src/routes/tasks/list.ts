@@ -26,6 +26,7 @@ export function registerListTasks(app: OpenAPIHono<AppEnv>) {
     const { rows, hasNext } = await listTasks(c.get("db"), c.get("principal").accountId, {
       idPrefix: query.id,
       status: query.status,
+      type: query.type,
       createdFrom: query.created_from,
       createdTo: query.created_to,
       ...pagePosition(query),

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CursorQuery, LimitQuery } from "../../http/pagination";
+import { OPERATION_TYPES } from "../../operations";
 import { ULID_PREFIX_PATTERN } from "../../util/ulid";
 
 export const TASK_STATUSES = ["queued", "processing", "succeeded", "failed", "canceled"] as const;
@@ -86,6 +87,10 @@ export const ListTasksQuerySchema = z.object({
     .optional()
     .openapi({ description: "Prefix search on the task id.", example: "01JD5Z" }),
   status: z.enum(TASK_STATUSES).optional().openapi({ description: "Filter by status." }),
+  type: z
+    .enum(OPERATION_TYPES as [string, ...string[]])
+    .optional()
+    .openapi({ description: "Filter by task type.", example: "video.trim" }),
   created_from: dateBound("from")
     .optional()
     .openapi({ description: "Lower bound (inclusive): ISO 8601 date or datetime.", example: "2026-11-01" }),

@@ -20,8 +20,10 @@ const key = { header: { "Idempotency-Key": "order-1234" } };
 export async function integration() {
   const created = await client.POST("/v1/tasks", { body: { type: "video.probe", source_url } });
   const id = created.data?.id ?? "01JD5Z8X4QK3M7R2T9V6W1Y0AB";
-  const page = await client.GET("/v1/tasks");
-  const task = await client.GET("/v1/tasks/{id}", { params: { path: { id } } });
+  const page = await client.GET("/v1/tasks", { params: { query: { type: "video.trim" } } });
+  const task = await client.GET("/v1/tasks/{id}", {
+    params: { path: { id }, header: { Prefer: "wait=30" } },
+  });
   const canceled = await client.POST("/v1/tasks/{id}/cancel", { params: { path: { id } } });
 
   const image = await client.POST("/v1/image/watermark", {
@@ -44,6 +46,11 @@ export async function integration() {
   const extracted = await client.POST("/v1/video/extract-audio", { params: key, body: { source_url } });
   const probe = await client.POST("/v1/video/probe", { params: key, body: { source_url } });
 
+  const account = await client.GET("/v1/account");
+  const usage = await client.GET("/v1/usage", {
+    params: { query: { from: "2026-11-01", to: "2026-11-27" } },
+  });
+
   // What an integration reads from the answers, typed without casts.
   return {
     status: task.data?.status,
@@ -59,5 +66,8 @@ export async function integration() {
     ],
     duration: probe.data?.durationSec,
     problem: created.error?.code,
+    balance: account.data?.balance,
+    scopes: account.data?.key.scopes,
+    spent: usage.data?.results.map((row) => `${row.date} ${row.operation} ${row.credits}`),
   };
 }

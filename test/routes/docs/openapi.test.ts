@@ -287,9 +287,14 @@ describe("OpenAPI documents", () => {
     }
   });
 
-  it("webhooks: completed, failed and canceled deliveries with their signed headers and the Task body", async () => {
+  it("webhooks: started, completed, failed and canceled deliveries with their signed headers and the Task body", async () => {
     const doc = await publicDoc();
-    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(["taskCanceled", "taskCompleted", "taskFailed"]);
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([
+      "taskCanceled",
+      "taskCompleted",
+      "taskFailed",
+      "taskStarted",
+    ]);
     for (const [name, item] of Object.entries(doc.webhooks!)) {
       const delivery = item.post!;
       expect(delivery.operationId).toBe(name);

@@ -162,6 +162,23 @@ describe("GET /v1/tasks", () => {
     expect(await ids("?created_to=2026-03-10T11:59:59.999Z")).toEqual([a.id]);
   });
 
+  it("filters by type (with status too); an unknown type is a 400 naming type; other accounts' never listed", async () => {
+    const { accountId, key } = await newAccount();
+    const other = await newAccount();
+    const trim = await insertTask(accountId, { type: "video.trim", status: "succeeded" });
+    const mark = await insertTask(accountId, { type: "image.watermark", status: "succeeded" });
+    const trimFailed = await insertTask(accountId, { type: "video.trim", status: "failed" });
+    await insertTask(other.accountId, { type: "video.trim" });
+    const ids = async (q: string) => (await page(key, q)).results.map((t) => t.id);
+    expect(await ids("?type=video.trim")).toEqual([trimFailed.id, trim.id]);
+    expect(await ids("?type=image.watermark")).toEqual([mark.id]);
+    expect(await ids("?type=video.trim&status=succeeded")).toEqual([trim.id]);
+    expect(await ids("?type=audio.trim")).toEqual([]);
+    const bad = await call("/v1/tasks?type=video.explode", { key });
+    expect(bad.status).toBe(400);
+    expect((await problem(bad)).errors?.map((e) => e.field)).toEqual(["type"]);
+  });
+
   it("clamps limit to 1..100 and defaults to 25", async () => {
     const { accountId, key } = await newAccount();
     for (let i = 0; i < 30; i++) await insertTask(accountId);

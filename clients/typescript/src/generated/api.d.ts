@@ -218,6 +218,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/account": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account and the calling key
+     * @description Balance, reserved credits, and the calling key's scopes and rate limit. Needs the read scope.
+     */
+    get: operations["getAccount"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Billed work per day and operation
+     * @description What the account was billed, per UTC day and operation: synchronous operations on the day they were charged, tasks on the day they were created unless refunded (a failed or canceled task costs nothing and is not counted; a queued or processing task counts, its credits reserved). A range of at most 92 days; `from` after `to` or a longer range is a 400. Needs the read scope.
+     */
+    get: operations["getUsage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/files/{file_id}/{name}": {
     parameters: {
       query?: never;
@@ -249,6 +289,64 @@ export interface paths {
   };
 }
 export interface webhooks {
+  taskStarted: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Task started (X-Webhook-Event: started)
+     * @description A task started processing (its first queued → processing): `status` is `processing`, `started_at` is set. Sent only when the task's webhook_events_filter names `started`.
+     *
+     *     The body is the task as GET /v1/tasks/{id} returns it when the task became processing, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["taskStarted"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   taskCompleted: {
     parameters: {
       query?: never;
@@ -293,7 +391,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -351,7 +449,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -409,7 +507,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -587,8 +685,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["ImageWatermarkParams"];
     };
     ImageWatermarkParams: {
@@ -722,8 +820,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoWatermarkParams"];
     };
     VideoWatermarkParams: {
@@ -818,8 +916,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractCoverParams"];
     };
     VideoExtractCoverParams: {
@@ -861,8 +959,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoTrimParams"];
     };
     VideoTrimParams: {
@@ -902,8 +1000,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["AudioTrimParams"];
     };
     AudioTrimParams: {
@@ -938,8 +1036,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractAudioParams"];
     };
     VideoExtractAudioParams: {
@@ -982,8 +1080,8 @@ export interface components {
        * @example https://example.com/hooks/p6
        */
       webhook?: string;
-      /** @description Events to deliver; default (absent or null) completed and failed. canceled only when named. */
-      webhook_events_filter?: ("completed" | "failed" | "canceled")[] | null;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoProbeParams"];
     };
     VideoProbeParams: Record<string, never>;
@@ -1295,6 +1393,81 @@ export interface components {
       source_url: string;
       params?: components["schemas"]["VideoProbeParams"];
     };
+    Account: {
+      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      id: string;
+      /** @example Acme */
+      name: string;
+      /**
+       * @description Spendable credits now (the credits of unfinished tasks are already taken out).
+       * @example 120
+       */
+      balance: number;
+      /**
+       * @description Credits reserved by the account's queued and processing tasks: kept when a task succeeds, refunded when it fails or is canceled.
+       * @example 4
+       */
+      reserved_credits: number;
+      /**
+       * @description Queued and processing tasks.
+       * @example 2
+       */
+      tasks_in_progress: number;
+      /** @description The API key this request was made with. */
+      key: {
+        /**
+         * @description The calling key's key_id.
+         * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AC
+         */
+        id: string;
+        /** @example ci */
+        name: string;
+        /**
+         * @example [
+         *       "read",
+         *       "write"
+         *     ]
+         */
+        scopes: ("read" | "write")[];
+        /**
+         * @description Requests per minute this key may make (its own limit, or the deployment's default).
+         * @example 60
+         */
+        rate_limit_per_minute: number;
+        /** @example null */
+        expires_at: string | null;
+      };
+    };
+    Usage: {
+      /** @example 2026-11-01 */
+      from: string;
+      /** @example 2026-11-27 */
+      to: string;
+      /** @description One row per day and operation with any billed work, by date then operation. */
+      results: {
+        /**
+         * @description UTC day, YYYY-MM-DD.
+         * @example 2026-11-27
+         */
+        date: string;
+        /** @example video.trim */
+        operation: string;
+        /**
+         * @description Operations billed that day.
+         * @example 3
+         */
+        count: number;
+        /**
+         * @description Credits they cost.
+         * @example 6
+         */
+        credits: number;
+      }[];
+      /** @example 3 */
+      total_count: number;
+      /** @example 6 */
+      total_credits: number;
+    };
   };
   responses: never;
   parameters: never;
@@ -1334,6 +1507,15 @@ export interface operations {
         id?: string;
         /** @description Filter by status. */
         status?: "queued" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description Filter by task type. */
+        type?:
+          | "image.watermark"
+          | "video.watermark"
+          | "video.extract-cover"
+          | "video.trim"
+          | "audio.trim"
+          | "video.extract-audio"
+          | "video.probe";
         /** @description Lower bound (inclusive): ISO 8601 date or datetime. */
         created_from?: string;
         /** @description Upper bound (inclusive; a date includes the whole UTC day): ISO 8601 date or datetime. */
@@ -3314,6 +3496,191 @@ export interface operations {
       };
     };
   };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Account"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: {
+        /** @description First UTC day (inclusive), YYYY-MM-DD. Default: 29 days before `to` (30 days in all). */
+        from?: string;
+        /** @description Last UTC day (inclusive), YYYY-MM-DD. Default: today. At most 92 days from `from`. */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The usage. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Usage"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   downloadFile: {
     parameters: {
       query: {
@@ -3617,6 +3984,44 @@ export interface operations {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
+      };
+    };
+  };
+  taskStarted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "started";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

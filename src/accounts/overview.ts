@@ -1,0 +1,41 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { parseScopes } from "../auth/authenticate";
+import type { Db } from "../db/client";
+import { accounts, apiKeys, tasks } from "../db/schema";
+
+/**
+ * What GET /v1/account shows: the balance, the credits held by the account's unfinished tasks (reserved at
+ * creation, kept on success, refunded on failure or cancel) and the calling key's scopes and rate limit.
+ * Read in one batch, so the balance and the reservations are the same moment's.
+ */
+export async function accountOverview(db: Db, accountId: string, keyId: string, defaultRateLimit: number) {
+  const [account, reserved, key] = await db.batch([
+    db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1),
+    db
+      .select({ credits: sql<number>`coalesce(sum(${tasks.cost}), 0)`, count: sql<number>`count(*)` })
+      .from(tasks)
+      .where(and(eq(tasks.accountId, accountId), inArray(tasks.status, ["queued", "processing"]))),
+    db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .limit(1),
+  ]);
+  const row = account[0];
+  const keyRow = key[0];
+  if (!row || !keyRow) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    balance: row.credits,
+    reserved_credits: Number(reserved[0]?.credits ?? 0),
+    tasks_in_progress: Number(reserved[0]?.count ?? 0),
+    key: {
+      id: keyRow.id,
+      name: keyRow.name,
+      scopes: [...parseScopes(keyRow.scopes)],
+      rate_limit_per_minute: keyRow.rateLimitPerMinute ?? defaultRateLimit,
+      expires_at: keyRow.expiresAt === null ? null : new Date(keyRow.expiresAt).toISOString(),
+    },
+  };
+}
