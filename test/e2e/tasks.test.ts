@@ -54,8 +54,10 @@ describe("an asynchronous task against npm run dev, through the TypeScript clien
     while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(received).toHaveLength(1);
     const delivery = received[0]!;
-    // waitForTask holds a GET open (Prefer: wait) that the task's end releases: no later than the webhook.
-    expect(returned - delivery.at).toBeLessThan(100);
+    // waitForTask holds a GET open (Prefer: wait) that the task's end releases, not a polling backoff (which
+    // lagged the webhook by ~3 s): within 500 ms of it even on a busy CI machine (the gap is printed).
+    console.log(`waitForTask returned ${returned - delivery.at} ms after the webhook arrived`);
+    expect(returned - delivery.at).toBeLessThan(500);
     expect(delivery.headers["webhook-id"]).toMatch(/^msg_/);
     const verified = verifyWebhook(webhookSecret, delivery.body, delivery.headers);
     expect(verified).toMatchObject({ event: "completed", task: { id, status: "succeeded" } });
