@@ -2,25 +2,23 @@ import { ERROR_CODES, type ErrorCode } from "../errors/codes";
 import { ERROR_HELP } from "../errors/help";
 import { WEBHOOK_VERIFICATION } from "./webhook-verification";
 
-/** A table cell: no line breaks, pipes escaped. */
-const cell = (text: string | number) =>
-  String(text)
-    .replace(/\s*\n\s*/g, " ")
-    .replace(/\|/g, "\\|");
+/** One line of Markdown. */
+const cell = (text: string | number) => String(text).replace(/\s*\n\s*/g, " ");
 
 const FENCE: Record<string, string> = { "TypeScript (Node)": "ts", Python: "python", Go: "go" };
 
 /**
  * The guides of the API reference, as Markdown for the document's `info.description` (the renderer shows
- * each `##` heading as an entry of its navigation): authentication, errors with the full code table, rate
+ * each `##` heading as an entry of its navigation): authentication, errors with every code, rate
  * limits, idempotency, webhooks with verification in three languages, and how to run the code samples.
  */
 export function guidesMarkdown(rateLimit: number, origin: string): string {
+  // A list rather than a table: it stays readable in the reference's narrow text column and on a phone.
   const errorRows = Object.entries(ERROR_CODES).map(
     ([code, row]) =>
-      `| ${row.status} | \`${code}\` | ${cell(row.title)} | [${row.suffix}](/errors/${row.suffix}) | ${cell(
+      `- **${row.status}** [\`${code}\`](/errors/${row.suffix}): ${cell(row.title)}. ${cell(
         ERROR_HELP[code as ErrorCode].meaning,
-      )} |`,
+      )}`,
   );
   return `## Code samples
 
@@ -48,10 +46,8 @@ needed scope gets 403. Output file URLs need no key: their signature is the cred
 Every error is an RFC 9457 problem (\`application/problem+json\`) with \`type\`, \`title\`, \`status\`,
 \`code\`, \`detail\`, \`instance\` and \`request_id\`; a 400 adds \`errors\`, one item per invalid field
 (\`code\`, \`field\`, \`message\`). Branch on \`code\`. Each \`type\` URI is a page explaining the error
-([all of them](/errors)).
+([all of them](/errors)). Each code below links its page.
 
-| Status | Code | Title | Type | Meaning |
-| --- | --- | --- | --- | --- |
 ${errorRows.join("\n")}
 
 ## Rate limits

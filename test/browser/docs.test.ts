@@ -84,11 +84,15 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
       .poll(() => sidebar.getByText("Operations", { exact: true }).count(), { timeout: 60_000 })
       .toBeGreaterThan(0);
     for (const tag of ["Introduction", "Tasks", "Operations", "Files", "Webhooks"]) {
-      await expect.poll(() => sidebar.getByText(tag, { exact: true }).first().isVisible()).toBe(true);
+      await expect
+        .poll(() => sidebar.getByText(tag, { exact: true }).first().isVisible(), { timeout: 30_000 })
+        .toBe(true);
     }
     await sidebar.getByText("Operations", { exact: true }).first().click();
     await expect
-      .poll(() => sidebar.getByText("Extract the audio track of a video").first().isVisible())
+      .poll(() => sidebar.getByText("Extract the audio track of a video").first().isVisible(), {
+        timeout: 30_000,
+      })
       .toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-1280.png") });
   });
@@ -100,7 +104,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
       .click();
     await page.keyboard.type("extract-audio");
     const hit = page.getByRole("option", { name: /Extract the audio track of a video/ });
-    await expect.poll(() => hit.count()).toBeGreaterThan(0);
+    await expect.poll(() => hit.count(), { timeout: 30_000 }).toBeGreaterThan(0);
     expect(await hit.first().textContent()).toContain("/v1/video/extract-audio");
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-search-1280.png") });
     await hit.first().click();
@@ -111,10 +115,14 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     const section = page.locator('section[id$="tag/operations/POST/v1/video/extract-audio"]');
     const shown = () => section.locator("pre, code").allInnerTexts();
     // The curl sample is the one shown first, as the document has it.
-    await expect.poll(async () => (await shown()).some((t) => t.trim() === samples[0]!.source)).toBe(true);
+    await expect
+      .poll(async () => (await shown()).some((t) => t.trim() === samples[0]!.source), { timeout: 30_000 })
+      .toBe(true);
     await section.getByRole("button", { name: /Change code sample language/ }).click();
     await page.getByRole("option", { name: "TypeScript client" }).click();
-    await expect.poll(async () => (await shown()).some((t) => t.trim() === samples[1]!.source)).toBe(true);
+    await expect
+      .poll(async () => (await shown()).some((t) => t.trim() === samples[1]!.source), { timeout: 30_000 })
+      .toBe(true);
     await section.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-operation-1280.png") });
   });
@@ -167,7 +175,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     }
   }, 180_000);
 
-  it("an error table link in the guides opens that error's page", async () => {
+  it("an error code link in the guides opens that error's page", async () => {
     await page.goto(`${service.base}/docs#description/errors`, { waitUntil: "networkidle" });
     const link = page.locator('a[href="/errors/rate-limit"]').first();
     await link.scrollIntoViewIfNeeded();

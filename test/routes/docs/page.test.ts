@@ -121,13 +121,13 @@ describe("/docs/openapi.json", () => {
     expect(extract[1]!.source).not.toContain("Idempotency-Key");
   });
 
-  it("carries the guides: the whole error table, one row per code, each linking its page", async () => {
+  it("carries the guides: every error code with its status, title and a link to its page", async () => {
     const { description } = (await docsDoc()).info;
     for (const heading of ["Authentication", "Errors", "Rate limits", "Idempotency", "Webhooks"])
       expect(description).toContain(`## ${heading}\n`);
     for (const [code, row] of Object.entries(ERROR_CODES)) {
       expect(description).toContain(
-        `| ${row.status} | \`${code}\` | ${row.title} | [${row.suffix}](/errors/${row.suffix}) |`,
+        `- **${row.status}** [\`${code}\`](/errors/${row.suffix}): ${row.title}. `,
       );
     }
     for (const language of ["TypeScript", "Python", "Go"])
