@@ -84,8 +84,11 @@ async function encodeCut(ctx: JobContext, input: Input, start: number, end: numb
         ? Math.max(0, shown.time - 1e-3)
         : (shown.before + shown.time) / 2;
   const early = start - from;
+  // The video's input ends between the last frame before `end` and the first at or after it: a frame at
+  // `end` itself would otherwise stay or go with the rounding of the seek into its time base.
+  const cutAt = last === null || last.next === null ? end : Math.min(end, (last.last + last.next) / 2);
   const vf = [
-    `trim=end=${sec(end - from)}`,
+    `trim=end=${sec(cutAt - from)}`,
     ...(early > 0 ? [`setpts='max(0,round(PTS-${sec(early)}/TB))'`] : []),
     ...squarePixels(video),
   ];
