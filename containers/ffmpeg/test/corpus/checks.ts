@@ -82,7 +82,7 @@ export interface SourceInfo {
   name: string;
   file: string;
   facts: StreamsFacts;
-  /** The file's time 0 (its first presented frame or sample, at least 0); every time below counts from it. */
+  /** The file's time 0 (format start_time, at least 0); every time below counts from it. */
   origin: number;
   /** What a player plays: from the file's start to the end of its longest decoded stream. */
   duration: number;
@@ -180,20 +180,16 @@ async function measureMedia(
           pcm8k(bins, file, facts.audio.index),
         ]),
   ]);
-  const firstFrame = vRaw?.[0]?.[0]?.t ?? null;
   const firstSample = aRaw?.[0]?.first ?? null;
   // Time 0: a video output's own 0 (it must begin there); an audio-only output's first sample; a source's
-  // first presented frame or sample, or 0 when that is negative (an Opus pre-skip or an AC-3 frame behind 0
-  // is not shown; a player's timeline starts at 0 there), not format.start_time.
-  const firsts = [firstFrame, firstSample].filter((x): x is number => x !== null);
+  // format start time, or 0 where that is negative (an Opus pre-skip or an AC-3 frame stored before 0 is not
+  // shown; a player's timeline starts at 0 there). An MP4 track delayed by an empty edit still counts from 0.
   const zero =
     role === "video-output"
       ? 0
       : role === "output"
         ? (firstSample ?? facts.startTime)
-        : firsts.length === 0
-          ? facts.startTime
-          : Math.max(0, Math.min(...firsts));
+        : Math.max(0, facts.startTime);
   let video: VideoTruth | null = null;
   if (facts.video !== null && vRaw !== null) {
     const [frames, keys, tick] = vRaw;
