@@ -11,8 +11,9 @@
  * fonts). Each must say it is version 5; otherwise FfmpegMissing, whose `command` is the one thing to run.
  */
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { onPath } from "../../containers/ffmpeg/src/config.ts";
 
 /** Where `npm run build:ffmpeg` installs ffmpeg and ffprobe. */
 export const ENGINE_FFMPEG_BIN = path.resolve(import.meta.dirname, "../../.tools/ffmpeg/bin");
@@ -65,23 +66,6 @@ export interface ChooseOptions {
   buildBin?: string;
   debianBin?: string;
   log?: (line: string) => void;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (dir !== "" && isExecutable(path.join(dir, name))) return path.join(dir, name);
-  }
-  return null;
 }
 
 /** First line of `<bin> -version`, or null when it does not run. */

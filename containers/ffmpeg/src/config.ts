@@ -81,7 +81,8 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function onPath(name: string, env: Env): string | null {
+/** The first executable `name` in env.PATH (also used by scripts/lib/engine-ffmpeg.ts). */
+export function onPath(name: string, env: Env): string | null {
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
     if (dir === "") continue;
     const candidate = path.join(dir, name);
