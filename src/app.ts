@@ -9,6 +9,7 @@ import { requestContext } from "./http/request-context";
 import { securityHeaders } from "./http/security-headers";
 import { debugServerTiming } from "./http/timing";
 import { validationHook } from "./http/validation";
+import { requestLog } from "./requests/middleware";
 import { registerGetAccount } from "./routes/account/get";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
@@ -26,7 +27,7 @@ const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 /**
  * The application, built once. Middleware order: security headers (on the way out, every response) → request
  * context (id, config, db) → (synchronous operations: Server-Timing) → (GET /v1/tasks/{id} only:
- * the task read starts) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
+ * the task read starts) → request log (written after the response) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
  * (1 MiB, JSON only) → the route's validation → handler.
  */
 export function createApp() {
@@ -41,6 +42,7 @@ export function createApp() {
     OPERATION_PATHS.has(c.req.path) ? debugServerTiming(c, next) : next(),
   );
   app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
+  app.use("/v1/*", requestLog); // writes after the response, once authentication named a key (src/requests)
   app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", async (c, next) =>
     c.req.path === "/admin/v1/openapi.json" ? next() : adminAuth(c, next),

@@ -17,6 +17,7 @@ export const consolePaths = {
   resend: `${CONSOLE}/webhooks/resend`,
   tasks: `${CONSOLE}/tasks`,
   task: (taskId: string) => `${CONSOLE}/tasks/${taskId}`,
+  requests: `${CONSOLE}/requests`,
   credits: `${CONSOLE}/credits`,
   security: `${CONSOLE}/security`,
   password: `${CONSOLE}/security/password`,

@@ -1,5 +1,6 @@
 export * from "./accounts";
 export * from "./api-keys";
+export * from "./api-requests";
 export * from "./credit-ledger";
 export * from "./files";
 export * from "./idempotency-records";

@@ -7,6 +7,7 @@ import { registerAuthPages } from "../../console/pages/auth";
 import { registerCreditPages } from "../../console/pages/credits";
 import { registerKeyPages } from "../../console/pages/keys";
 import { registerOverview } from "../../console/pages/overview";
+import { registerRequestLog } from "../../console/pages/requests";
 import { registerSecurityPages, registerSignOut } from "../../console/pages/security";
 import { registerTaskPages } from "../../console/pages/tasks";
 import { registerWebhookPages } from "../../console/pages/webhooks";
@@ -49,6 +50,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
   registerKeyPages(console);
   registerWebhookPages(console);
   registerTaskPages(console);
+  registerRequestLog(console);
   registerCreditPages(console);
   registerSecurityPages(console);
   console.all("*", () => {

@@ -1,0 +1,135 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { BASE, newKey } from "../helpers/api";
+import { signedUp } from "./support";
+
+/** An API request through the app, waiting for its waitUntil work (the log row) before returning. */
+async function api(path: string, key: string, init: RequestInit = {}) {
+  const ctx = createExecutionContext();
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${key}`);
+  const response = await createApp().fetch(new Request(`${BASE}${path}`, { ...init, headers }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return { status: response.status, requestId: response.headers.get("x-request-id")! };
+}
+
+const accountOf = async (email: string) =>
+  (await env.DB.prepare("SELECT account_id FROM users WHERE email = ?")
+    .bind(email.toLowerCase())
+    .first<{ account_id: string }>())!.account_id;
+
+const countOf = async (accountId: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM api_requests WHERE account_id = ?")
+    .bind(accountId)
+    .first<{ n: number }>())!.n;
+
+/** The request ids listed in a request-log page's table rows. */
+const listedIds = (html: string) => [...html.matchAll(/<tr data-id="([0-9A-Z]{26})"/g)].map((m) => m[1]);
+
+const UNKNOWN_TASK = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+
+describe("console request log", () => {
+  it("lists a request made with the key: time, key, method, route pattern, status, error, request_id", async () => {
+    const { client, key } = await signedUp();
+    const ok = await api("/v1/tasks?status=succeeded&limit=5", key);
+    const missing = await api(`/v1/tasks/${UNKNOWN_TASK}`, key);
+    expect(ok.status).toBe(200);
+    expect(missing.status).toBe(404);
+
+    const page = await client.get("/console/requests");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // Newest first, each by the request_id its response carried.
+    expect(listedIds(html)).toEqual([missing.requestId, ok.requestId]);
+    const row = (id: string) => html.slice(html.indexOf(`<tr data-id="${id}"`)).split("</tr>")[0]!;
+    const keyId = key.slice(3, key.indexOf(":"));
+    expect(row(missing.requestId)).toContain(`p6_${keyId}`);
+    expect(row(missing.requestId)).toContain("/v1/tasks/:id");
+    expect(row(missing.requestId)).toContain(">404<");
+    expect(row(missing.requestId)).toContain("not-found");
+    expect(row(ok.requestId)).toContain(">GET<");
+    expect(row(ok.requestId)).toContain(">200<");
+    // The route pattern only: neither the task id of the path nor the query string is kept.
+    expect(html).not.toContain(UNKNOWN_TASK);
+    expect(html).not.toContain("limit=5");
+    const stored = JSON.stringify(
+      (await env.DB.prepare("SELECT * FROM api_requests WHERE key_id = ?").bind(keyId).all()).results,
+    );
+    expect(stored).not.toContain(key.split(":")[1]);
+    expect(stored).not.toContain(UNKNOWN_TASK);
+    expect(stored).not.toContain("limit");
+  });
+
+  it("filters by status class and by key; a scope refusal is logged, an unknown key is not", async () => {
+    const { client, key, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const reader = await newKey(accountId, { name: "reader", scopes: ["read"] });
+    const readerId = reader.slice(3, reader.indexOf(":"));
+    const a = await api("/v1/tasks", key);
+    const b = await api(`/v1/tasks/${UNKNOWN_TASK}`, reader);
+    const forbidden = await api("/v1/tasks/00000000000000000000000000/cancel", reader, { method: "POST" });
+    expect([a.status, b.status, forbidden.status]).toEqual([200, 404, 403]);
+    const stranger = await api("/v1/tasks", `p6_${readerId}:wrong-secret-wrong-secret-wrong`);
+    expect(stranger.status).toBe(401);
+
+    const ids = async (q: string) => listedIds(await (await client.get(`/console/requests${q}`)).text());
+    expect(await ids("")).toEqual([forbidden.requestId, b.requestId, a.requestId]);
+    expect(await ids("?status=2xx")).toEqual([a.requestId]);
+    expect(await ids("?status=4xx")).toEqual([forbidden.requestId, b.requestId]);
+    expect(await ids("?status=5xx")).toEqual([]);
+    expect(await ids(`?key=${readerId}`)).toEqual([forbidden.requestId, b.requestId]);
+    expect(await ids(`?key=${readerId}&status=2xx`)).toEqual([]);
+    const html = await (await client.get("/console/requests?status=4xx")).text();
+    expect(html).toContain("authorization");
+    expect(await countOf(accountId)).toBe(3);
+  });
+
+  it("never shows another account's requests, even when filtered by that account's key", async () => {
+    const first = await signedUp();
+    const seen = await api("/v1/tasks", first.key);
+    const firstKeyId = first.key.slice(3, first.key.indexOf(":"));
+    const second = await signedUp();
+    const own = await api("/v1/tasks", second.key);
+    for (const q of ["", "?status=2xx", `?key=${firstKeyId}`]) {
+      const html = await (await second.client.get(`/console/requests${q}`)).text();
+      expect(listedIds(html), q).toEqual([own.requestId]);
+      expect(html, q).not.toContain(seen.requestId);
+      expect(html, q).not.toContain(firstKeyId);
+    }
+  });
+
+  it("keeps the newest 1,000 rows per account, and no other account's rows are trimmed", async () => {
+    const { client, key, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const other = (await signedUp()).email;
+    const otherAccount = await accountOf(other);
+    // 1,000 old rows (ids below any real request_id) for this account, 5 for the other.
+    const seed = (account: string, n: number, tag: string) =>
+      env.DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO api_requests (id, account_id, key_id, method, route, status, duration_ms, error_code, created_at)
+         SELECT printf('0000000000000000000%s%06d', ?, i), ?, 'seed', 'GET', '/v1/tasks', 200, 1, NULL, i FROM n`,
+      )
+        .bind(n, tag, account)
+        .run();
+    await seed(accountId, 1000, "A");
+    await seed(otherAccount, 5, "B");
+    expect(await countOf(accountId)).toBe(1000);
+
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push((await api("/v1/tasks", key)).requestId);
+    expect(await countOf(accountId)).toBe(1000);
+    const oldest = await env.DB.prepare(
+      "SELECT id FROM api_requests WHERE account_id = ? ORDER BY id LIMIT 1",
+    )
+      .bind(accountId)
+      .first<{ id: string }>();
+    // The 3 oldest seeds went; the 4th oldest is now the oldest.
+    expect(oldest!.id).toBe("0000000000000000000A000004");
+    expect(await countOf(otherAccount)).toBe(5);
+    expect(listedIds(await (await client.get("/console/requests")).text()).slice(0, 3)).toEqual(
+      made.reverse(),
+    );
+  });
+});
