@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import {
   Deliveries,
   Outputs,
@@ -15,10 +15,64 @@ import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
 import { serializeTask } from "../../tasks/serialize";
 import { isUlid } from "../../util/ulid";
+import { RESEND_PER_TASK } from "../../webhooks/resend";
 import type { ConsoleEnv } from "../context";
 import { notFound } from "../errors";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
+
+/**
+ * A task of the signed-in account with its webhook deliveries and attempts; another account's task (or a
+ * malformed id) is not found. `refused` is a resend the per-task limit turned away, shown above the button.
+ */
+export async function taskPage(
+  c: Context<ConsoleEnv>,
+  taskId: string,
+  refused: { retryAfterSeconds: number } | undefined = undefined,
+) {
+  // getTask is scoped to the account: another account's task is simply not found.
+  const row = isUlid(taskId) ? await getTask(c.get("db"), c.get("user").accountId, taskId) : undefined;
+  if (!row) throw notFound("This task");
+  const [view, deliveries] = await Promise.all([
+    serializeTask(row, {
+      origin: new URL(c.req.url).origin,
+      fileSigningSecret: c.get("config").fileSigningSecret,
+    }),
+    taskDeliveries(c.get("db"), row.id),
+  ]);
+  return renderConsole(
+    c,
+    { title: `Task ${row.id}`, tab: "tasks", status: refused ? 429 : 200 },
+    <>
+      <h1>
+        Task <code>{row.id}</code>
+      </h1>
+      <div class="grid">
+        <TaskFacts row={row} view={view} />
+        <Outputs view={view} />
+      </div>
+      {c.req.query("done") === "resent" ? (
+        <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
+      ) : null}
+      {refused ? (
+        <Notice kind="error">
+          This task's last event was resent {RESEND_PER_TASK.limit} times in the last minute. Nothing was
+          sent; try again in {refused.retryAfterSeconds} s.
+        </Notice>
+      ) : null}
+      <Deliveries deliveries={deliveries} />
+      {deliveries.length > 0 ? (
+        <PostForm action={consolePaths.resend}>
+          <input type="hidden" name="task_id" value={row.id} />
+          <input type="hidden" name="from" value="task" />
+          <button type="submit" class="secondary">
+            Resend the last event
+          </button>
+        </PostForm>
+      ) : null}
+    </>,
+  );
+}
 
 export function registerTaskPages(app: Hono<ConsoleEnv>) {
   app.get("/tasks", async (c) => {
@@ -46,42 +100,5 @@ export function registerTaskPages(app: Hono<ConsoleEnv>) {
     );
   });
 
-  app.get("/tasks/:taskId", async (c) => {
-    const taskId = c.req.param("taskId");
-    // getTask is scoped to the account: another account's task is simply not found.
-    const row = isUlid(taskId) ? await getTask(c.get("db"), c.get("user").accountId, taskId) : undefined;
-    if (!row) throw notFound("This task");
-    const [view, deliveries] = await Promise.all([
-      serializeTask(row, {
-        origin: new URL(c.req.url).origin,
-        fileSigningSecret: c.get("config").fileSigningSecret,
-      }),
-      taskDeliveries(c.get("db"), row.id),
-    ]);
-    return renderConsole(
-      c,
-      { title: `Task ${row.id}`, tab: "tasks" },
-      <>
-        <h1>
-          Task <code>{row.id}</code>
-        </h1>
-        <div class="grid">
-          <TaskFacts row={row} view={view} />
-          <Outputs view={view} />
-        </div>
-        {c.req.query("done") === "resent" ? (
-          <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
-        ) : null}
-        <Deliveries deliveries={deliveries} />
-        {deliveries.length > 0 ? (
-          <PostForm action={consolePaths.resend}>
-            <input type="hidden" name="task_id" value={row.id} />
-            <button type="submit" class="secondary">
-              Resend the last event
-            </button>
-          </PostForm>
-        ) : null}
-      </>,
-    );
-  });
+  app.get("/tasks/:taskId", (c) => taskPage(c, c.req.param("taskId")));
 }

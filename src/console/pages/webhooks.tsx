@@ -7,8 +7,10 @@ import { isUlid } from "../../util/ulid";
 import { RESEND_PER_TASK, resendLastEvent } from "../../webhooks/resend";
 import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
 import type { ConsoleEnv } from "../context";
+import { notFound } from "../errors";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
+import { taskPage } from "./tasks";
 
 async function webhooksPage(
   c: Context<ConsoleEnv>,
@@ -66,9 +68,11 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
     const resent = isUlid(taskId)
       ? await resendLastEvent(c.get("db"), c.env, { accountId: c.get("user").accountId, taskId }, Date.now())
       : ({ ok: false, reason: "not_found" } as const);
+    const fromTask = text(c.get("form"), "from") === "task";
     if (!resent.ok && resent.reason === "rate_limited") {
       // Nothing was sent; a reload of this answer is refused the same way until the window frees a slot.
       c.header("Retry-After", String(resent.retryAfterSeconds));
+      if (fromTask) return taskPage(c, taskId, { retryAfterSeconds: resent.retryAfterSeconds });
       return webhooksPage(c, false, {
         taskId,
         status: 429,
@@ -78,6 +82,7 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
       });
     }
     if (!resent.ok) {
+      if (fromTask) throw notFound("This task");
       return webhooksPage(c, false, {
         taskId,
         status: 404,
