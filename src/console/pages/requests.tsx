@@ -71,8 +71,7 @@ export function registerRequestLog(app: Hono<ConsoleEnv>) {
             columns={[
               { label: "Time" },
               { label: "Key" },
-              { label: "Method" },
-              { label: "Route" },
+              { label: "Request" },
               { label: "Status", num: true },
               { label: "Duration", num: true },
               { label: "Error" },
@@ -83,8 +82,11 @@ export function registerRequestLog(app: Hono<ConsoleEnv>) {
               cells: [
                 <Time ms={row.createdAt} />,
                 <code>{keyLabel(row.keyId)}</code>,
-                row.method,
-                row.route ? <code>{row.route}</code> : <span class="muted">no route</span>,
+                // Method and route in one cell: a column less keeps the request id on a 1280 px screen.
+                <span class="nowrap">
+                  <span>{row.method}</span>{" "}
+                  {row.route ? <code>{row.route}</code> : <span class="muted">no route</span>}
+                </span>,
                 String(row.status),
                 `${formatNumber(row.durationMs)} ms`,
                 row.errorCode ? <code>{row.errorCode}</code> : <span class="muted">—</span>,
