@@ -53,6 +53,9 @@ function writeConfig(name: string, dockerfile: string, buildContext: string): st
   };
   replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(root, "src/index.ts"))}`);
   replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(path.join(root, "migrations"))}`);
+  // The reference's static assets (/docs): relative to the config, as main and migrations are.
+  const assets = toml.match(/^directory = "(.*)"$/m)?.[1] ?? "";
+  replace(/^directory = .*$/m, `directory = ${JSON.stringify(path.join(root, assets))}`);
   replace(/^image = .*$/m, `image = ${JSON.stringify(dockerfile)}`);
   replace(/^image_build_context = .*$/m, `image_build_context = ${JSON.stringify(buildContext)}`);
   replace(/^enable_containers = false$/m, "enable_containers = true");
