@@ -161,7 +161,9 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
   test.each<[string, string, Record<string, unknown>, string, Record<string, unknown>]>([
     ["video.extract-cover", FIXTURES.av, { width: 320, format: "webp" }, "webp", { width: 320, height: 180 }],
     ["video.extract-cover", FIXTURES.alpha, { format: "png" }, "png", { width: 320, height: 240 }],
-    ["video.trim", FIXTURES.av, { start: 1.5, end: 3 }, "mp4", { start: 1.5 }],
+    // Not an accurate video.trim: its frame-exact window (issue 29) sets its last frame's duration with the
+    // setts bitstream filter, which the 2018 build lacks (500). The engine no longer runs on these builds
+    // (config.ts, scripts/lib/engine-ffmpeg.ts): this block only shows what they still do.
     ["video.trim", FIXTURES.av, { start: 2.5, end: 4, mode: "fast" }, "mp4", { start: 2 }],
     ["audio.trim", FIXTURES.mp3, { start: 1, end: 3 }, "mp3", { start: 1 }],
     ["video.extract-audio", FIXTURES.av, { format: "opus", bitrate: "96k" }, "opus", {}],
@@ -203,14 +205,6 @@ describe.runIf(npmFfmpeg !== null && npmFfprobe !== null)("with the npm-shipped 
     } else expect(result).toMatchObject({ format, ...expected });
     const probe = await ffprobe(await saveBody(res, `npm.${format}`));
     expect(probe.streams.length).toBeGreaterThan(0);
-    if (type === "video.trim" && params.mode === undefined) {
-      // Accurate trim: within one frame (the 2018 build keeps one more AAC frame of audio).
-      const video = probe.streams.find((s) => s.codec_type === "video")!;
-      expect(Math.abs(Number(video.duration) - 1.5)).toBeLessThanOrEqual(1 / 30 + 1e-3);
-      expect(Math.abs((result.duration ?? 0) - 1.5)).toBeLessThanOrEqual(1 / 30 + 1e-3);
-      // `end` is measured on the file (start + its duration), so it is exact within that same frame.
-      expect(Math.abs((result.end ?? 0) - 3)).toBeLessThanOrEqual(1 / 30 + 1e-3);
-    }
     if (result.duration !== undefined && probe.format.duration !== undefined) {
       expect(Math.abs(Number(probe.format.duration) - result.duration)).toBeLessThan(0.1);
     }
