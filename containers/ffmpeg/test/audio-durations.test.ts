@@ -19,14 +19,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
+import { CORPUS_DIR } from "./support/corpus.ts";
 import { ffprobe, fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 
 vi.setConfig({ testTimeout: 240_000 });
 
 const exec = promisify(execFile);
-/** ../shared/corpus beside the repository (CORPUS_DIR overrides it), as `npm run test:corpus` reads it. */
-const CORPUS_DIR = process.env.CORPUS_DIR ?? path.resolve(import.meta.dirname, "../../../../shared/corpus");
 const bins = resolveBinaries(process.env);
 
 const FILES = {

@@ -21,12 +21,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
+import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { type FixtureServer, startFixtureServer } from "./support/fixture-server.ts";
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
-const CORPUS = path.join(import.meta.dirname, "../../../../shared/corpus");
 const SHORT_VIDEO = "cover-video-1s-audio-5s.mp4";
 const ONE_FPS = "cover-testsrc-1fps.mp4";
 

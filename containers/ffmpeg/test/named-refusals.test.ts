@@ -9,10 +9,9 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { AUTH, errorOf, fixturePath, media, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { type FixtureServer, startFixtureServer } from "./support/fixture-server.ts";
-
-const CORPUS = path.join(import.meta.dirname, "../../../../shared/corpus");
 
 /** ftyp (major brand heic, compatible mif1 and heic), then the start of a meta box: a HEIC's first bytes. */
 const HEIC_HEAD = Buffer.concat([

@@ -22,13 +22,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
+import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 
 vi.setConfig({ testTimeout: 300_000 });
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
-const CORPUS = process.env.CORPUS_DIR ?? path.resolve(import.meta.dirname, "../../../../shared/corpus");
 
 interface Frame {
   t: number;

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { type EngineConfig, resolveBinaries } from "../../src/config.ts";
 import { createEngineServer } from "../../src/server.ts";
+import { CORPUS_DIR } from "../support/corpus.ts";
 import { textMarkFor } from "../support/text-mark.ts";
 import {
   type Answer,
@@ -26,9 +27,7 @@ import {
 import type { Bins } from "./measure.ts";
 import { NOT_AV, type Run, runsFor } from "./table.ts";
 
-/** ../shared/corpus from the repository root; CORPUS_DIR overrides it. */
-export const CORPUS_DIR =
-  process.env.CORPUS_DIR ?? path.resolve(import.meta.dirname, "../../../../../shared/corpus");
+export { CORPUS_DIR };
 
 export const corpusPresent = (): boolean => existsSync(CORPUS_DIR);
 
