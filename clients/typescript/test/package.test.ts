@@ -1,11 +1,20 @@
 /**
  * The client as a consumer gets it: `npm pack` (its prepack builds dist/ with tsdown), the tarball installed
  * into an empty folder with its dependencies (packed from the repository's node_modules, installed offline),
- * then used from there: on every Node found on PATH (Debian's Node 20 here) and the Node 22 running the tests,
+ * then used from there: on every Node found on PATH (Debian's Node 20 here), the Node 22 running the tests and
+ * a Node 24 (installed once from the npm registry into .tools/node24),
  * type-checked as a consumer's TypeScript project, bundled for a browser and for a Worker (then run in workerd).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -46,11 +55,27 @@ function dependencyDirs(): string[] {
   return [...found.values()];
 }
 
-/** Every distinct node binary on PATH, plus the one running this test (Node ≥ 22.18). */
+/**
+ * A Node 24 for the smoke test, from the npm registry (package node-<platform>-<arch>@24, as
+ * scripts/node22.mjs gets Node 22), installed once into .tools/node24. The README promises Node ≥ 20.
+ */
+function node24(): string {
+  const pkg = `node-${process.platform}-${process.arch}`;
+  const prefix = path.join(root, ".tools", "node24");
+  const bin = path.join(prefix, "node_modules", pkg, "bin", "node");
+  if (!existsSync(bin)) {
+    execFileSync("npm", ["install", "--prefix", prefix, `${pkg}@24`, "--no-audit", "--no-fund"], {
+      stdio: "pipe",
+    });
+  }
+  return bin;
+}
+
+/** Every distinct node binary on PATH, the one running this test (Node ≥ 22.18) and a Node 24. */
 function nodes(): { bin: string; version: string }[] {
   const onPath = spawnSync("which", ["-a", "node"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
   const bins = new Map<string, string>();
-  for (const bin of [process.execPath, ...onPath]) {
+  for (const bin of [process.execPath, ...onPath, node24()]) {
     const real = realpathSync(bin);
     if (!bins.has(real)) bins.set(real, bin);
   }
@@ -98,8 +123,10 @@ describe("the packed client", { timeout: 60_000 }, () => {
   });
 
   const found = nodes();
-  it("is run on Node 22 and on every other Node on PATH", () => {
+  it("is run on Node 22, Node 24 and every other Node on PATH (Debian's 20 here)", () => {
+    const majors = found.map((n) => n.version.split(".")[0]);
     expect(found.map((n) => n.version)).toContain(process.version);
+    expect(majors).toContain("v24");
   });
 
   it.each(found)("works installed on Node $version ($bin)", ({ bin, version }) => {
