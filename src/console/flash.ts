@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { bytesToBase64 } from "../util/encoding";
+import { base64UrlToBytes, bytesToBase64Url } from "../util/encoding";
 import type { ConsoleEnv } from "./context";
 import { cookieOptions, SESSION_COOKIE } from "./session";
 
@@ -19,11 +19,6 @@ export const FLASH_COOKIE = "p6_console_flash";
 const FLASH_TTL_S = 120;
 
 type Ctx = Context<ConsoleEnv>;
-
-const b64url = (bytes: Uint8Array) =>
-  bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const unb64url = (text: string) =>
-  Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
 
 async function sealingKey(sessionToken: string) {
   const material = await crypto.subtle.digest(
@@ -44,7 +39,7 @@ export async function setFlash(c: Ctx, sessionToken: string, flash: Flash) {
   setCookie(
     c,
     FLASH_COOKIE,
-    `${b64url(iv)}.${b64url(new Uint8Array(sealed))}`,
+    `${bytesToBase64Url(iv)}.${bytesToBase64Url(new Uint8Array(sealed))}`,
     cookieOptions(c, FLASH_TTL_S),
   );
 }
@@ -59,9 +54,9 @@ export async function takeFlash(c: Ctx): Promise<Flash | undefined> {
   if (!token || !iv || !sealed || value.length > 2048) return undefined;
   try {
     const opened = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: unb64url(iv) },
+      { name: "AES-GCM", iv: base64UrlToBytes(iv) },
       await sealingKey(token),
-      unb64url(sealed),
+      base64UrlToBytes(sealed),
     );
     return JSON.parse(new TextDecoder().decode(opened)) as Flash;
   } catch {

@@ -2,7 +2,7 @@ import { and, eq, gt, lte, ne, or } from "drizzle-orm";
 import { hashSecret } from "../auth/token";
 import type { Db } from "../db/client";
 import { type SessionKind, type SessionRow, sessions, users } from "../db/schema";
-import { bytesToBase64 } from "../util/encoding";
+import { bytesToBase64Url } from "../util/encoding";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -19,12 +19,9 @@ export const SESSION_IDLE_MS = SESSION_LIFETIMES.user.idleMs;
 /** last_seen_at is written at most this often per session (one write a minute, not one per page). */
 const TOUCH_GRANULARITY_MS = 60_000;
 
-const base64Url = (bytes: Uint8Array) =>
-  bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
 /** 256 random bits, base64url: what the cookie carries. */
 export function newSessionToken() {
-  return base64Url(crypto.getRandomValues(new Uint8Array(32)));
+  return bytesToBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** Whether a cookie value can be a session token at all (checked before any digest or query). */

@@ -19,6 +19,17 @@ export function base64ToBytes(text: string): Uint8Array {
   return decodeBase64(text);
 }
 
+/** base64url of bytes, without padding (tokens, cookies). */
+export function bytesToBase64Url(bytes: Uint8Array): string {
+  return encodeBase64Url(bytes.slice().buffer).replace(/=+$/, "");
+}
+
+/** Bytes of base64url (padding optional); throws on anything else. */
+export function base64UrlToBytes(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) throw new Error("not base64url");
+  return decodeBase64Url(text);
+}
+
 /** base64url of the UTF-8 bytes of `text`, without padding. */
 export function base64UrlEncode(text: string): string {
   return encodeBase64Url(new TextEncoder().encode(text).buffer).replace(/=+$/, "");

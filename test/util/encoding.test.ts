@@ -4,7 +4,9 @@ import {
   base64ToBytes,
   base64UrlDecode,
   base64UrlEncode,
+  base64UrlToBytes,
   bytesToBase64,
+  bytesToBase64Url,
   bytesToHex,
 } from "../../src/util/encoding";
 
@@ -18,6 +20,14 @@ describe("encodings", () => {
       expect(bytesToHex(bytes)).toBe(Buffer.from(bytes).toString("hex"));
       expect([...base64ToBytes(bytesToBase64(bytes))]).toEqual([...bytes]);
     }
+  });
+
+  it("base64url of 0 to 39 random bytes without padding, and back; other alphabets throw", () => {
+    for (const bytes of samples) {
+      expect(bytesToBase64Url(bytes)).toBe(Buffer.from(bytes).toString("base64url"));
+      expect([...base64UrlToBytes(bytesToBase64Url(bytes))]).toEqual([...bytes]);
+    }
+    expect(() => base64UrlToBytes("ab+/")).toThrow();
   });
 
   it("a view into a larger buffer encodes only its own bytes", () => {
