@@ -21,6 +21,7 @@ import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
+import { endVideoAt } from "./mp4-end.ts";
 import { sec } from "./params.ts";
 
 /** Packets read after seeking to find the keyframe at or before start. */
@@ -197,19 +198,29 @@ async function copiedVideo(ctx: JobContext, file: string, length: number): Promi
   return { span, everyKey: head.length > 1 && head.every((p) => (p.flags ?? "").startsWith("K")) };
 }
 
+interface Tail {
+  /** Output options of the second copy ([] when the first one already ends right). */
+  options: string[];
+  /** MP4: frames are presented at or past `end` (kept for frames before it to decode): its edit list ends there. */
+  editEnd: boolean;
+}
+
 /**
- * Output options that end a copy (`file`, its keyframe at 0) at `end` seconds: ffmpeg's `-t` cuts by decode
- * time, which keeps a B-frame stream's next reference frames (2 to 4 frames shown past `end`) and a
- * variable-rate source's long frame whole (1.5 s past it). No packet is kept from the first one, in decode
- * order, whose frame is presented at or after `end` (so every kept frame has the frames it references and
- * decodes), and the last kept frame, when it lasts past `end`, is cut to end there. A B-frame stream may so
- * end a few frames before `end` (those decoded after that reference frame): the cut reports the end it has.
- * [] when the copy already ends so; null when its packets cannot be read.
+ * How a copy (`file`, its keyframe at 0) ends at `end` seconds: ffmpeg's `-t` cuts by decode time, which keeps
+ * a B-frame stream's next reference frames (2 to 4 frames shown past `end`) and a variable-rate source's long
+ * frame whole (1.5 s past it). Null when its packets cannot be read.
  *
- * By packet count and a ratio of the packet's own duration: bitstream filters see ffmpeg 5.1's copied
- * packets in the muxer's time base but are told the source's, so no time can be written into them.
+ * MP4: every packet is kept, in decode order, up to the last one presented before `end` (so every frame shown
+ * before `end` has the frames it references, even those presented after `end`), and the file's edit list
+ * then ends the presentation at `end` (mp4-end.ts), the last frame shown until there.
+ *
+ * Matroska and WebM have no edit list: no packet is kept from the first one, in decode order, whose frame is
+ * presented at or after `end` (a B-frame stream may so end a few frames before `end`), and the last kept
+ * frame, when it lasts past `end`, is cut to end there: by packet number and a ratio of the packet's own
+ * duration (bitstream filters see ffmpeg 5.1's copied packets in the muxer's time base but are told the
+ * source's, so no time can be written into them).
  */
-async function copyTail(ctx: JobContext, file: string, end: number): Promise<string[] | null> {
+async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean): Promise<Tail | null> {
   const total = await videoPackets(ctx, file);
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
@@ -226,23 +237,33 @@ async function copyTail(ctx: JobContext, file: string, end: number): Promise<str
     return null;
   // The listing runs to the file's end: its first packet is the copy's packet number total - length.
   const offset = total - packets.length;
+  const durations = packets.map((p) => Number(p.duration_time));
+  const lasts = (i: number) => times[i]! + Math.max(durations[i]! || 0, 0) > end + 1e-6;
+  if (mp4) {
+    const kept = times.findLastIndex((t) => t < end - 1e-6) + 1;
+    const options = kept < packets.length ? ["-frames:v", String(offset + kept)] : [];
+    const editEnd = times.slice(0, kept).some((t, i) => t >= end - 1e-6 || lasts(i));
+    return { options, editEnd };
+  }
   const firstPast = times.findIndex((t) => t >= end - 1e-6);
   const kept = firstPast < 0 ? packets.length : firstPast;
   let lastIndex = -1;
   for (let i = 0; i < kept; i++) if (lastIndex < 0 || times[i]! > times[lastIndex]!) lastIndex = i;
   const options = firstPast < 0 ? [] : ["-frames:v", String(offset + kept)];
-  const duration = lastIndex < 0 ? Number.NaN : Number(packets[lastIndex]!.duration_time);
-  if (lastIndex < 0 || !(duration > 0) || times[lastIndex]! + duration <= end + 1e-6) return options;
-  const ratio = (end - times[lastIndex]!) / duration;
+  if (lastIndex < 0 || !(durations[lastIndex]! > 0) || !lasts(lastIndex)) return { options, editEnd: false };
+  const ratio = (end - times[lastIndex]!) / durations[lastIndex]!;
   const n = offset + lastIndex;
-  return [
-    ...options,
-    // setts rewrites pts and dts from its `ts` expression unless they are given: kept as they are.
-    ...[
-      "-bsf:v",
-      `setts=pts=PTS:dts=DTS:duration='if(eq(N\\,${n})\\,max(1\\,DURATION*${ratio.toFixed(6)})\\,DURATION)'`,
+  return {
+    options: [
+      ...options,
+      // setts rewrites pts and dts from its `ts` expression unless they are given: kept as they are.
+      ...[
+        "-bsf:v",
+        `setts=pts=PTS:dts=DTS:duration='if(eq(N\\,${n})\\,max(1\\,DURATION*${ratio.toFixed(6)})\\,DURATION)'`,
+      ],
     ],
-  ];
+    editEnd: false,
+  };
 }
 
 /** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
@@ -347,12 +368,17 @@ export async function copyCut(
       .catch((err: unknown) => preferSourceError(input, err));
   await copyVideo([]);
   // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
-  const tail = await copyTail(ctx, videoFile, end - start);
+  const mp4 = container.muxer === "mp4";
+  const tail = await copyTail(ctx, videoFile, end - start, mp4);
   if (tail === null) return null;
-  if (tail.length > 0) await copyVideo(tail);
+  if (tail.options.length > 0) await copyVideo(tail.options);
   const copy = await copiedVideo(ctx, videoFile, end - start);
   if (copy === null || copy.span <= 0) return null;
-  const { span } = copy;
+  // An MP4 whose frames run past `end` is ended there by its edit list (below).
+  const span = tail.editEnd ? Math.min(copy.span, end - start) : copy.span;
+  // The edit list is written last, on the file sent: remuxing it would write ffmpeg's own over every sample.
+  const ended = async (): Promise<Cut | null> =>
+    !tail.editEnd || (await endVideoAt(out, end - start)) ? { path: out, container, start } : null;
   // Every packet of the copy claims a keyframe: fine for an intra-only codec; for an inter codec the flags
   // lie, and a player seeking in the output would start decoding from a predicted picture.
   let packetsFromSource: number | null = null;
@@ -366,7 +392,7 @@ export async function copyCut(
     if (!Number.isInteger(packetsFromSource) || packetsFromSource <= 0) return null;
   }
   const videoFromSource = packetsFromSource !== null;
-  if (audio === null) return { path: out, container, start };
+  if (audio === null) return ended();
 
   const seek = Math.max(0, start - AUDIO_PREROLL);
   const cut = `atrim=start=${sec(start - seek)}:duration=${sec(span)},asetpts=PTS-STARTPTS`;
@@ -382,7 +408,7 @@ export async function copyCut(
         ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
         ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audio.index}`],
         // The same packets the measured copy holds.
-        ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail] : []),
+        ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
         ...withAudioFilter(cut, audioEncoding(input, container)),
         ...trimMuxOptions(container),
@@ -391,5 +417,5 @@ export async function copyCut(
       { signal: ctx.signal, durationSec: span },
     )
     .catch((err: unknown) => preferSourceError(input, err));
-  return { path: out, container, start };
+  return ended();
 }
