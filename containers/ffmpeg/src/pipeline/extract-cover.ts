@@ -88,8 +88,9 @@ type Pick = "shown" | "next";
 /**
  * Filters of a `shown` cover at `time` (seconds from the input's start) when decoding starts at `from`:
  * with `-copyts` frames keep the source's timestamps (`t` is `startTime + time` at `time`). `trim` ends the
- * decode at the first frame past `time` (its end is exclusive and rounded to the stream's time base, so it
- * lies 2 ms later, beyond a 1 ms tick's rounding); `select` keeps the frames at or before `time` (1 µs for
+ * decode at the first frame past `time` (its end is exclusive; 2 ms later, beyond a 1 ms tick's rounding, and
+ * in microseconds: `settb`, since in the stream's time base 1.002 s rounds to 1.000 s where a tick is 40 ms,
+ * an AVI's, and the frame at 1.000 s was cut); `select` keeps the frames at or before `time` (1 µs for
  * a time written to 6 decimals); `reverse` gives the last of them first. Decoding from the input's start,
  * nothing is shown before the first frame, so a time before it gives that frame (`eq(n,0)`), and the decode
  * runs `keep` seconds at least (a video starting after the file's start, e.g. after Opus pre-roll).
@@ -98,7 +99,7 @@ function shownFilters(startTime: number, time: number, from: number, keep: numbe
   const at = startTime + time;
   const first = from === 0 ? "+eq(n\\,0)" : "";
   const end = (from === 0 ? Math.max(at, startTime + keep) : at) + 0.002;
-  return `trim=end=${sec(end)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
+  return `settb=AVTB,trim=end=${sec(end)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
 }
 
 async function extract(

@@ -257,20 +257,34 @@ export async function decodedSeconds(
   return exit.code === 0 && timeBase > 0 && samples > 0 ? samples * timeBase : null;
 }
 
+/** Where an input's packets end (packetsEnd). */
+export interface PacketsEnd {
+  /** Seconds, in the input's own timeline. */
+  end: number;
+  /**
+   * Whether the packet that ends last is a video frame of unknown length (its duration a tick at most: a
+   * WebM's single frame, shown until the header's end): its end then says only where it starts.
+   */
+  open: boolean;
+}
+
 /**
  * Where the streams `maps` of an input end: the latest end (presentation time + duration, in the input's own
  * timeline) of the packets that follow a seek far past the end, which lands on the last seek point (or
  * reads the whole input when it cannot seek: a truncated file without its index). No decoding. Null when
  * ffmpeg fails or lists no packet. `inputArgs(before)` gives the input arguments with options before -i.
+ * A duration written as a negative number (an Ogg page's end trimming after such a seek: 2^32 − 21504 ticks,
+ * read as 97397 s) counts as none.
  */
 export async function packetsEnd(
   bin: string,
   inputArgs: (before: readonly string[]) => string[],
   maps: readonly string[],
   signal: AbortSignal,
-): Promise<number | null> {
+): Promise<PacketsEnd | null> {
   const timeBases: number[] = [];
-  let end = Number.NEGATIVE_INFINITY;
+  const video = new Set<number>();
+  let result = null as PacketsEnd | null;
   const args = [
     ...FFMPEG_BASE_ARGS,
     ...inputArgs(["-ss", "99999999"]),
@@ -279,12 +293,18 @@ export async function packetsEnd(
   const exit = await run(bin, args, signal, (line) => {
     const tb = /^#tb (\d+): (\d+)\/(\d+)$/.exec(line);
     if (tb !== null) timeBases[Number(tb[1])] = Number(tb[2]) / Number(tb[3]);
+    if (/^#media_type (\d+): video$/.test(line)) video.add(Number(/\d+/.exec(line)![0]));
     // stream, dts, pts, duration, size, crc
     const m = /^(\d+),\s*-?\d+,\s*(-?\d+),\s*(\d+),/.exec(line);
     const timeBase = m === null ? undefined : timeBases[Number(m[1])];
-    if (m !== null && timeBase !== undefined) end = Math.max(end, (Number(m[2]) + Number(m[3])) * timeBase);
+    if (m === null || timeBase === undefined) return;
+    const ticks = Number(m[3]) >= 2 ** 31 ? 0 : Number(m[3]);
+    const end = (Number(m[2]) + ticks) * timeBase;
+    if (result === null || end > result.end) {
+      result = { end, open: video.has(Number(m[1])) && ticks <= 1 };
+    }
   });
-  return exit.code === 0 && Number.isFinite(end) ? end : null;
+  return exit.code === 0 ? result : null;
 }
 
 /** An ffmpeg started ahead of its job (warm-ffmpeg.ts), waiting on its input. */
@@ -340,6 +360,8 @@ export interface ProbeStream {
   r_frame_rate?: string;
   duration?: string;
   start_time?: string;
+  /** "num/den": one tick, in seconds. */
+  time_base?: string;
   sample_rate?: string;
   channels?: number;
   channel_layout?: string;

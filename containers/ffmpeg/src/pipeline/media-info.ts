@@ -111,6 +111,14 @@ function sameRate(a: string | undefined, b: string | undefined): boolean {
   return x > 0 && y > 0 && Math.abs(x - y) <= 0.01 * Math.max(x, y);
 }
 
+/**
+ * Seconds of ffmpeg's input timeline before a player's 0. ffmpeg counts an input from its earliest timestamp
+ * (`-ss`, and output times without it); a player's timeline starts at 0 where that is below 0 (a WebM whose
+ * Opus pre-skip starts at -0.007 s: its first picture, at 0.007 s, is ffmpeg's 0.014). A start above 0 (a
+ * timeline starting at 300 s) is both their 0.
+ */
+export const playerLead = (info: Pick<MediaInfo, "startTime">): number => Math.max(0, -info.startTime);
+
 export function mediaInfo(probe: ProbeOutput): MediaInfo {
   const streams = probe.streams ?? [];
   const videoStream = streams.find(

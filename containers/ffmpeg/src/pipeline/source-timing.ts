@@ -52,6 +52,18 @@ interface TailPacket {
   flags?: string;
 }
 
+/**
+ * A video packet's duration, null when unknown: none listed, or a single tick of its time base, which ffmpeg
+ * gives a Matroska block without one (an 8×8 WebM's lone frame, shown for the file's 1 s, "lasted" 1 ms).
+ */
+function frameDuration(packet: TailPacket, stream: { time_base?: string } | undefined): number | null {
+  const d = num(packet.duration_time);
+  const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
+  const tick = tb === null ? 0 : Number(tb[1]) / Number(tb[2]);
+  // A tick of a millisecond or less: no picture lasts that little (a tick of 1/25 s is an AVI frame's own).
+  return d === null || (tick <= 0.001 && d <= tick * 1.5) ? null : d;
+}
+
 /** Seconds past a window's end whose packets are listed too: the frame after it may come later in decode order. */
 const REORDER_SECONDS = 2;
 
@@ -73,7 +85,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
       ...["-select_streams", "v:0", "-read_intervals", interval],
       ...[
         "-show_entries",
-        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration",
+        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration,time_base",
       ],
       ...input.args(),
     ],
@@ -95,7 +107,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
   const last = times[lastIndex]!;
   const streamStart = num(stream.start_time);
   const streamDuration = num(stream.duration);
-  const packetDuration = num(packets[lastIndex]!.duration_time);
+  const packetDuration = frameDuration(packets[lastIndex]!, stream);
   // The stream's stated end (an MP4's edit list or track duration) holds where packets carry no duration
   // (B-frames in MP4); Matroska states none, its blocks do.
   const videoEnds =
@@ -103,7 +115,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
       ? streamStart + streamDuration
       : packetDuration !== null && packetDuration > 0
         ? last + packetDuration
-        : null;
+        : untimedLastEnds(times as number[], last, duration === null ? null : startTime + duration);
   const end = Number.isFinite(next)
     ? Math.min(next, limit)
     : videoEnds === null
@@ -117,6 +129,23 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
     graphRate: guessedRate(stream.r_frame_rate, stream.avg_frame_rate),
     next: Number.isFinite(next) ? next - startTime : null,
   };
+}
+
+/**
+ * Where a last frame of unknown length (a Matroska block without a duration) stops being shown: at the
+ * container's stated end (`containerEnd`, from ffmpeg's 0) when that is within two frames of it, or
+ * wherever it is for a lone frame (an 8×8 WebM of one frame at 0 states 1 s, and a player shows it that
+ * long); else unknown.
+ */
+function untimedLastEnds(times: readonly number[], last: number, containerEnd: number | null): number | null {
+  if (containerEnd === null || containerEnd <= last) return null;
+  const sorted = [...new Set(times)].sort((a, b) => a - b);
+  const gaps = sorted
+    .slice(1)
+    .map((t, i) => t - sorted[i]!)
+    .sort((a, b) => a - b);
+  const gap = gaps.length === 0 ? Number.POSITIVE_INFINITY : gaps[Math.floor(gaps.length / 2)]!;
+  return containerEnd - last <= 2 * gap ? containerEnd : null;
 }
 
 /** The frame a player shows at a time: its presentation time and the one of the frame before it. */
@@ -143,7 +172,7 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
       ctx.config.binaries.ffprobe,
       [
         ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
-        ...["-show_entries", "packet=pts_time,duration_time,flags", ...input.args()],
+        ...["-show_entries", "packet=pts_time,duration_time,flags:stream=time_base", ...input.args()],
       ],
       ctx.signal,
     );
@@ -153,7 +182,8 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
     const time = times.at(-1);
     // The video's last frame, ended by its own duration before `at` (a file cut short): nothing is shown.
     const ownEnd = (t: number) => {
-      const d = num(packets.find((p) => num(p.pts_time) === t)?.duration_time);
+      const packet = packets.find((p) => num(p.pts_time) === t);
+      const d = packet === undefined ? null : frameDuration(packet, probe.streams?.[0]);
       return d !== null && d > 0 ? t + d : Number.POSITIVE_INFINITY;
     };
     if (time !== undefined && !all.some((t) => t > limit) && ownEnd(time) <= limit) return null;

@@ -15,18 +15,24 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
+import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
 import { KEEP_FRAME_TIMES, lastFrameLasts, squarePixels } from "./reencode.ts";
 import { frameShownAt, videoEnd } from "./source-timing.ts";
 import { type Cut, copyCut, keyframeProbeArgs, trimMuxOptions } from "./trim-fast.ts";
 
+/** Seconds before the shown frame's time that an accurate cut's input is read from (encodeCut). */
+const SEEK_BEFORE_SHOWN = 1e-6;
+
 interface TrimParams extends Window {
   mode: "accurate" | "fast";
 }
 
 async function run(ctx: JobContext, input: Input, p: TrimParams) {
-  const { video, duration } = input.info;
+  const { video } = input.info;
+  // The media's length on a player's timeline (from 0, not from a timestamp below it).
+  const duration = input.info.duration === null ? null : input.info.duration - playerLead(input.info);
   if (video === null) throw unsupported("the source has no video stream");
   if (duration !== null && p.start >= duration) {
     throw invalid("params.start", `start (${p.start} s) is beyond the media's duration (${duration} s)`);
@@ -64,10 +70,14 @@ async function run(ctx: JobContext, input: Input, p: TrimParams) {
  * the one shown at `start` (the last presented at or before it), placed at 0; each later frame at its source
  * time − start; the last one shown until the next source frame or `end` (source-timing.ts). ffmpeg's own
  * `-ss start` drops every frame before `start`, so a window starting between two frames began with the
- * next one (20–40 ms late, and none at all inside one long frame): the input is read from halfway between
- * the shown frame and the one before it, and the frames moved back by the rest.
+ * next one (20–40 ms late, and none at all inside one long frame): the input is read from just before the
+ * shown frame, and the frames moved back by the rest. `at` and `until` are a player's times (playerLead).
  */
-async function encodeCut(ctx: JobContext, input: Input, start: number, end: number): Promise<Cut> {
+async function encodeCut(ctx: JobContext, input: Input, at: number, until: number): Promise<Cut> {
+  // From a player's time to ffmpeg's: ffmpeg counts from the earliest timestamp, a player from 0 where
+  // that is below 0 (an Opus pre-skip in WebM: the video's 0.007 s frame is ffmpeg's 0.014).
+  const lead = playerLead(input.info);
+  const [start, end] = [at + lead, until + lead];
   const video = input.info.video!;
   const { audio } = input.info;
   const container = CONTAINERS.mp4;
@@ -76,18 +86,19 @@ async function encodeCut(ctx: JobContext, input: Input, start: number, end: numb
     frameShownAt(ctx, input, start).catch(() => null),
     videoEnd(ctx, input, end).catch(() => null),
   ]);
-  // Where the input is read from (no frame between it and the shown one), and how far before `start`.
-  const from =
-    shown === null
-      ? start
-      : shown.before === null
-        ? Math.max(0, shown.time - 1e-3)
-        : (shown.before + shown.time) / 2;
+  // Where the input is read from: just before the shown frame. ffmpeg rounds the seek into the stream's
+  // time base; where frames are one tick apart (1/fps: MJPEG in MOV, Theora, AVI) halfway between two was a
+  // tie rounded onto the shown frame, which the move back by `early` then put on the next one's time (the
+  // shown frame dropped as a duplicate). A microsecond before it rounds onto the shown frame exactly.
+  const from = shown === null ? start : Math.max(0, shown.time - SEEK_BEFORE_SHOWN);
   const early = start - from;
   // The video's input ends between the last frame before `end` and the first at or after it: a frame at
   // `end` itself would otherwise stay or go with the rounding of the seek into its time base.
   const cutAt = last === null || last.next === null ? end : Math.min(end, (last.last + last.next) / 2);
   const vf = [
+    // In the encoder's time base (KEEP_FRAME_TIMES): the frames' own may hold neither `early` nor the cut
+    // (1/30 s for Theora: halfway between two frames is a tie that `trim` rounded onto the next one).
+    "settb=1/90000",
     `trim=end=${sec(cutAt - from)}`,
     ...(early > 0 ? [`setpts='max(0,round(PTS-${sec(early)}/TB))'`] : []),
     ...squarePixels(video),
@@ -113,7 +124,7 @@ async function encodeCut(ctx: JobContext, input: Input, start: number, end: numb
       { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
     )
     .catch((err: unknown) => preferSourceError(input, err));
-  return { path: out, container, start };
+  return { path: out, container, start: at };
 }
 
 export function videoTrim(raw: unknown): PreparedJob {

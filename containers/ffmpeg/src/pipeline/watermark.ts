@@ -20,6 +20,7 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
+import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import {
   forbid,
@@ -355,17 +356,19 @@ async function run(
     videoEnd(ctx, input).catch(() => null),
     copyAudio ? earlyFirstAudio(ctx, input, audio.index).catch(() => null) : null,
   ]);
-  // A first AAC packet moved to where it belongs (source-timing.ts): the output starts where the first
-  // stream then does, so its header states what plays.
-  const shift = early === null ? 0 : Math.max(0, Math.min(early.start, end?.first ?? 0));
-  const inputs = [...input.args(shift > 0 ? ["-itsoffset", sec(-shift)] : []), ...marked.inputs];
+  // Output times are a player's: a source's time 0, not its earliest timestamp where that is below 0
+  // (playerLead; ffmpeg would start there). After a first AAC packet placed before a gap (source-timing.ts)
+  // the audio follows on without the gap, its samples from 0 as they decode; the video stays where the
+  // source presents it (fragmented.mp4's from 0.080 s).
+  const lead = playerLead(input.info);
+  const inputs = [...input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []), ...marked.inputs];
   const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
   // The last frame lasts as in the source (a variable-rate recording's is often far longer than a frame at
   // the graph's rate), its frames neither repeated nor dropped; a source whose last frame lasts one frame at
   // that rate within a millisecond already ends so.
   const holdLast =
     end !== null && Math.abs(end.end - end.last - (end.graphRate > 0 ? 1 / end.graphRate : 0)) > 1e-3
-      ? lastFrameLasts(end.last - shift, end.end - end.last)
+      ? lastFrameLasts(end.last - lead, end.end - end.last)
       : [];
   const out = outputPath(ctx, "mp4");
   const audioArgs =
@@ -375,7 +378,7 @@ async function run(
           "-map",
           `0:${audio.index}`,
           ...(copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
-          ...(early === null ? [] : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS+${early.gapTicks}\\,TS)`]),
+          ...(early === null ? [] : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
         ];
   await ctx
     .runFfmpeg(
