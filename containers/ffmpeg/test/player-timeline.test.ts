@@ -3,7 +3,8 @@
  * still found wrong after its first fixes), measured here by decoding source and output (ffprobe's frame
  * times, edit lists honoured; PSNR of decoded pictures), never by the engine's own arithmetic:
  * - a source whose earliest timestamp is below 0 (Opus pre-skip in WebM at −0.007 s): a player's 0 is 0,
- *   ffmpeg's is −0.007, so trims and watermarks put every frame 7 ms late;
+ *   ffmpeg's is −0.007, so trims and watermarks put every frame 7 ms late, and a cover at `time` was
+ *   the frame shown 7 ms earlier;
  * - frames one tick of their time base apart (MJPEG in MOV 1/10 s, Theora 1/30 s, AVI 1/25 s): an accurate
  *   trim's seek halfway between two frames was a tie, and the frame shown at `start` was lost; a cover's
  *   `trim` at 1.002 s rounded to 1.000 s in a 40 ms time base and gave the 0.96 s frame for 1.0 s;
@@ -155,6 +156,17 @@ describe.skipIf(!existsSync(CORPUS))("a player's timeline (issue 29)", () => {
     const [out, src] = await Promise.all([frames(file), frames(path.join(CORPUS, "av1-opus.webm"))]);
     expect(out).toHaveLength(src.length);
     for (const [i, f] of out.entries()) expect(Math.abs(f.t - src[i]!.t)).toBeLessThan(0.001);
+  });
+
+  test("a source starting below 0: a cover at 1.01 s is the frame shown then (1.007 s)", async () => {
+    const { file } = await job("video.extract-cover", "av1-opus.webm", { time: 1.01, format: "png" }, "png");
+    const source = path.join(CORPUS, "av1-opus.webm");
+    const [cover, at, before] = await Promise.all([
+      picture(file, 0),
+      picture(source, 1.01),
+      picture(source, 1.0),
+    ]);
+    expect(psnr(cover, at)).toBeGreaterThan(psnr(cover, before) + 6);
   });
 
   test.each([

@@ -8,6 +8,7 @@ import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
+import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { forbid, optEnum, optNumber, readParams, SECONDS, sec } from "./params.ts";
 
@@ -196,7 +197,8 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
   if (p.time !== undefined && duration !== null && p.time >= duration) {
     throw invalid("params.time", `time (${p.time} s) is not before the end of the video (${duration} s)`);
   }
-  const time = p.time ?? (duration !== null && duration < 2 ? duration / 2 : 1);
+  // ffmpeg's time of the player's `time` (playerLead: from the earliest timestamp where that is below 0).
+  const time = (p.time ?? (duration !== null && duration < 2 ? duration / 2 : 1)) + playerLead(input.info);
   // The frame on screen at `time`: the last one presented at or before it, from one ffmpeg decoding from
   // shortly before it (keepFrom).
   let out = await extract(ctx, input, p, time, "shown");
