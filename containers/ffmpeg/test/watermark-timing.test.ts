@@ -111,20 +111,26 @@ describe("video.watermark", () => {
     expect(times[41]).toBeCloseTo(4 / 3 + 0.2, 3);
   });
 
-  test("moves a fragmented MP4's early first AAC packet to where it belongs, still copying", async () => {
+  test("closes a fragmented MP4's gap after its early first AAC packet, still copying", async () => {
     const sourceAudio = await decodedSeconds(fixturePath(FILES.gap));
     const { result, file } = await watermark(FILES.gap);
     const probed = await probeJson(["-show_format", "-show_streams", file]);
     const audio = probed.streams.find((s) => s.codec_type === "audio")!;
     const video = probed.streams.find((s) => s.codec_type === "video")!;
     expect(audio.codec_name).toBe("aac");
-    // Both start at 0 (the source's 0.08 s); the header states the audio that plays, not 80 ms more.
+    // The audio's samples from 0, one after the other, as they decode; the video where the source shows it
+    // (0.08 s: it was moved to 0 with the audio). The header states what plays: the video's end, not the
+    // audio's with 80 ms more.
+    const source = await probeJson(["-show_streams", fixturePath(FILES.gap)]);
+    const sourceVideo = source.streams.find((s) => s.codec_type === "video")!;
+    const videoEnds = Number(sourceVideo.start_time) + Number(sourceVideo.duration);
     expect(Number(audio.start_time)).toBeCloseTo(0, 3);
-    expect(Number(video.start_time)).toBeCloseTo(0, 3);
+    expect(Number(video.start_time)).toBeCloseTo(0.08, 3);
     const decoded = await decodedSeconds(file);
     expect(Math.abs(decoded - sourceAudio)).toBeLessThan(0.001);
-    expect(Math.abs(Number(probed.format.duration) - decoded)).toBeLessThan(0.022);
-    expect(Math.abs((result.duration ?? 0) - decoded)).toBeLessThan(0.022);
+    expect(Number(audio.start_time) + Number(audio.duration)).toBeLessThan(videoEnds - 0.05);
+    expect(Math.abs(Number(probed.format.duration) - videoEnds)).toBeLessThan(0.002);
+    expect(Math.abs((result.duration ?? 0) - videoEnds)).toBeLessThan(0.002);
   });
 });
 
