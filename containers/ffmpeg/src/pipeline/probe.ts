@@ -54,11 +54,10 @@ async function playable(ctx: JobContext, input: Input): Promise<Measured | null>
 async function earlyAudio(ctx: JobContext, input: Input): Promise<number> {
   const { audio } = input.info;
   if (audio?.codec !== "aac") return 0;
-  const [early, ends] = await Promise.all([
-    earlyFirstAudio(ctx, input, audio.index).catch(() => null),
-    streamEnds(ctx, input).catch(() => null),
-  ]);
-  if (early === null || ends === null) return 0;
+  const early = await earlyFirstAudio(ctx, input, audio.index).catch(() => null);
+  if (early === null) return 0;
+  const ends = await streamEnds(ctx, input).catch(() => null);
+  if (ends === null) return 0;
   const { video: v, audio: a } = ends;
   return a <= v ? 0 : Math.min(early.gap, a - v);
 }
@@ -79,13 +78,6 @@ async function streamEnds(ctx: JobContext, input: Input): Promise<{ video: numbe
   return v === null || a === null ? null : { video: v, audio: a };
 }
 
-/*
- * An Ogg file states no duration: ffmpeg reads it from the granule position of the file's last page, the
- * end of what is there (a file cut short included), so it is taken as it is. Its packets read after a seek
- * to the end are not: their times were 0.239 s late and the last one's duration negative (short.ogv: 5.988 s
- * or 97397 s for 5.759 s).
- */
-
 /** Seconds past the header's duration that the packets must reach to count (AVI states only its video). */
 const LONGER_THAN_STATED = 0.02;
 
@@ -105,6 +97,19 @@ export function presentedDuration(stated: number | null, measured: Measured | nu
   return stated - measured.seconds > Math.max(0.25, 0.02 * measured.seconds) ? measured.seconds : stated;
 }
 
+/** The source's length on a player's timeline, by its container's kind; null when nothing says. */
+async function playedSeconds(ctx: JobContext, input: Input): Promise<number | null> {
+  const { duration: header } = input.info;
+  if (input.sniffed.demuxer === "mov") return mp4Duration(ctx, input);
+  // From 0, not from a timestamp below it (playerLead).
+  const stated = header === null ? null : header - playerLead(input.info);
+  // An Ogg states no duration: ffmpeg's is the granule position of its last page, the end of what is there
+  // (a file cut short too). Its packets after a seek to the end are not to be trusted: 0.239 s late, the
+  // last one's duration negative (short.ogv: 5.988 s or 97397 s for 5.759).
+  if (input.sniffed.demuxer === "ogg") return stated;
+  return presentedDuration(stated, await playable(ctx, input));
+}
+
 export function videoProbe(raw: unknown): PreparedJob {
   readParams(raw, []);
   return {
@@ -112,15 +117,7 @@ export function videoProbe(raw: unknown): PreparedJob {
     async run(ctx, input) {
       const video = input.info.video;
       if (video === null) throw unsupported("the source has no video stream");
-      const { duration: header } = input.info;
-      // The header's length on a player's timeline (from 0, not from a timestamp below it: playerLead).
-      const stated = header === null ? null : header - playerLead(input.info);
-      const duration =
-        (input.sniffed.demuxer === "mov"
-          ? await mp4Duration(ctx, input)
-          : input.sniffed.demuxer === "ogg"
-            ? stated
-            : presentedDuration(stated, await playable(ctx, input))) ?? (await packetDuration(ctx, input));
+      const duration = (await playedSeconds(ctx, input)) ?? (await packetDuration(ctx, input));
       if (duration === null) throw unsupported("the source's video stream holds no frames");
       const body: ProbeResult = {
         codec: video.codec,
