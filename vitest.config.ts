@@ -3,6 +3,14 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
 
 /**
+ * Scheduling (docs/performance.md "Test suite time"): vitest runs one group after another, and on a 2-core
+ * machine its default is one file at a time. The worker project is group 0 (its files in order, in one
+ * workerd); every other project is group 1, two files at a time across projects. The e2e service installs
+ * and starts in the background meanwhile (test/e2e/global-setup.ts).
+ */
+const AFTER_WORKER = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
+/**
  * Worker tests run inside workerd with real local D1, Durable Objects, Queues and R2. The test-only bindings
  * below stand in for .dev.vars; the media engine (a real local process) is started by the global setup.
  */
@@ -35,6 +43,12 @@ const worker = defineProject({
     // The fonts server puts the R2 fonts (CJK) within reach of the image tests' FONTS bucket.
     globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
+    // One workerd for all the files, one after another (docs/performance.md "Test suite time"): a workerd per
+    // file cost ~8 s each (56 files); the files share the global setup's engines, so they never ran at once.
+    // Each file still makes its own accounts, keys and tasks; D1 and the Durable Objects carry over between files.
+    isolate: false,
+    maxWorkers: 1,
+    sequence: { groupOrder: 0 },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -61,6 +75,8 @@ const text = defineProject({
   test: {
     name: "text",
     include: ["test/text/**/*.test.ts"],
+    ...AFTER_WORKER,
+    isolate: false,
     globalSetup: ["./test/text/fonts-server.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
@@ -72,6 +88,7 @@ const e2e = defineProject({
   test: {
     name: "e2e",
     environment: "node",
+    ...AFTER_WORKER,
     include: ["test/e2e/**/*.test.ts"],
     globalSetup: ["./test/e2e/global-setup.ts"],
     testTimeout: 120_000,
@@ -84,6 +101,7 @@ const scripts = defineProject({
   test: {
     name: "scripts",
     environment: "node",
+    ...AFTER_WORKER,
     include: ["test/scripts/**/*.test.ts"],
     testTimeout: 120_000,
   },
@@ -97,6 +115,7 @@ const browser = defineProject({
   test: {
     name: "browser",
     environment: "node",
+    ...AFTER_WORKER,
     include: ["test/browser/**/*.test.ts"],
     testTimeout: 180_000,
     hookTimeout: 300_000,
@@ -108,6 +127,7 @@ const client = defineProject({
   test: {
     name: "client",
     environment: "node",
+    ...AFTER_WORKER,
     include: ["clients/typescript/test/**/*.test.ts"],
     // The packed client's checks spawn tsc, npm and workerd: seconds each on a busy 2-core machine.
     testTimeout: 60_000,

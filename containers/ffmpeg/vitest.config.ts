@@ -15,5 +15,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores: two files at a time, each running real ffmpeg.
     maxWorkers: 2,
+    // In npm test: with the other projects after the worker project (../../vitest.config.ts).
+    sequence: { groupOrder: 1 },
   },
 });
