@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,7 +39,12 @@ export type RunningService = {
 
 /** The README's first command, `npm install && npm run dev`, in `dir`; resolves once the key is printed. */
 export async function installAndStart(dir: string, port: number): Promise<RunningService> {
-  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "ignore" });
+  // Not execFileSync: the global setup starts this in the background, so it must not block the event loop.
+  await new Promise<void>((resolve, reject) => {
+    const install = spawn("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "ignore" });
+    install.on("error", reject);
+    install.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`npm install exited ${code}`))));
+  });
   const lines: string[] = [];
   const dev = startGroup("fresh-dev", "npm", ["run", "dev"], {
     cwd: dir,
@@ -48,7 +53,8 @@ export async function installAndStart(dir: string, port: number): Promise<Runnin
     quiet: true,
   });
   try {
-    const [, apiKey] = await waitForLine(dev, lines, /API key:\s+(\S+)/, 180_000);
+    // As generous as the browser tests: on a loaded machine a first start (17 font uploads, migrations) took 4-5 min.
+    const [, apiKey] = await waitForLine(dev, lines, /API key:\s+(\S+)/, 480_000);
     const [, webhookSecret] = await waitForLine(dev, lines, /Webhook secret:\s+(\S+)/, 5_000);
     return {
       dir,

@@ -2,14 +2,15 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { e2eService } from "./service.ts";
 
 /**
  * A client generated from the live document by a third party, the way the openapi-typescript docs say
  * (default options), and an integration that calls every /v1 operation type-checked against it.
  */
 
-const { base } = inject("e2e");
+const { base } = await e2eService();
 const root = path.resolve(import.meta.dirname, "../..");
 const template = path.join(import.meta.dirname, "generated-client/integration.ts");
 // Inside the project so that `openapi-fetch` resolves from its node_modules.

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractClient } from "./client.ts";
 import { ffprobeBytes, serveFixtures } from "./media.ts";
+import { e2eService } from "./service.ts";
 
-const { dir, base } = inject("e2e");
+const { dir, base } = await e2eService();
 let fixtures: Awaited<ReturnType<typeof serveFixtures>>;
 let api: Awaited<ReturnType<typeof contractClient>>;
 

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { e2eService } from "./service.ts";
 
-const { dir, base, apiKey } = inject("e2e");
+const { dir, base, apiKey } = await e2eService();
 
 describe("the README's first command, on a fresh copy", () => {
   it("the service answers with the printed key", async () => {

@@ -1,12 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook, waitForTask } from "../../clients/typescript/src/index.ts";
 import { contractClient } from "./client.ts";
 import { ffprobeBytes, serveFixtures } from "./media.ts";
+import { e2eService } from "./service.ts";
 
-const { base, apiKey, webhookSecret } = inject("e2e");
+const { base, apiKey, webhookSecret } = await e2eService();
 let fixtures: Awaited<ReturnType<typeof serveFixtures>>;
 let api: Awaited<ReturnType<typeof contractClient>>;
 const received: { headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
