@@ -117,6 +117,8 @@ const browser = defineProject({
     environment: "node",
     ...AFTER_WORKER,
     include: ["test/browser/**/*.test.ts"],
+    // A seeded local state (fonts, migrations) made once per machine; each file's service starts on a copy.
+    globalSetup: ["./test/browser/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 300_000,
   },

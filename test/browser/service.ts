@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { inject } from "vitest";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
-import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { stopGroup } from "../../scripts/lib/processes.ts";
+import { startDev } from "./dev.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -23,24 +25,15 @@ export type RunningService = {
  */
 export async function startService(port: number): Promise<RunningService> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "p6-browser-state-"));
-  const lines: string[] = [];
-  const log: string[] = [];
-  const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
-    cwd: root,
-    env: { PORT: String(port), ENGINE_PORT: String(port + 1), P6_STATE_DIR: stateDir },
-    onLine: (line) => {
-      lines.push(line);
-      log.push(line);
-    },
-    quiet: true,
-  });
+  // A copy of the seeded state (fonts in the local bucket, migrations, the dev account): `npm run dev` then
+  // finds nothing to put and starts at once; anything newer than the copy it still puts or applies itself.
+  let child: Awaited<ReturnType<typeof startDev>>;
   try {
-    // Generous: on a loaded machine the first start (fonts into the local bucket, migrations) took 4-5 min.
-    await waitForLine(child, lines, /Dev account (\S+)/, 480_000);
+    cpSync(await stateTemplate(), stateDir, { recursive: true });
+    child = await startDev(port, stateDir);
   } catch (error) {
-    stopGroup(child);
     rmSync(stateDir, { recursive: true, force: true });
-    throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${log.join("\n")}`);
+    throw error;
   }
   const wrangler = path.join(root, "node_modules/.bin/wrangler");
   const d1 = (command: string, json: boolean) =>
@@ -84,4 +77,16 @@ export async function startService(port: number): Promise<RunningService> {
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The seeded state directory (test/browser/global-setup.ts), once it is made. */
+async function stateTemplate(): Promise<string> {
+  const url = inject("browserStateTemplateUrl");
+  for (;;) {
+    const response = await fetch(url);
+    if (response.status === 200) return await response.text();
+    if (response.status !== 202)
+      throw new Error(`no seeded state for the browser tests: ${await response.text()}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }

@@ -1,0 +1,36 @@
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * `npm run dev` on `port` and `port + 1` with its state in `stateDir`, once it has printed the dev account.
+ * The ports are picked at random on a machine others share: when wrangler finds its port taken, the next pair
+ * is tried (twice at most).
+ */
+export async function startDev(port: number, stateDir: string, attempts = 3): Promise<ChildProcess> {
+  const lines: string[] = [];
+  const log: string[] = [];
+  const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
+    cwd: root,
+    env: { PORT: String(port), ENGINE_PORT: String(port + 1), P6_STATE_DIR: stateDir },
+    onLine: (line) => {
+      lines.push(line);
+      log.push(line);
+    },
+    quiet: true,
+  });
+  try {
+    // Generous: on a loaded machine the first start (fonts into the local bucket, migrations) took 4-5 min.
+    await waitForLine(child, lines, /Dev account (\S+)/, 480_000);
+    return child;
+  } catch (error) {
+    stopGroup(child);
+    if (attempts > 1 && log.some((line) => line.includes("Address already in use"))) {
+      await groupGone(child, 30_000);
+      return startDev(port + 2, stateDir, attempts - 1);
+    }
+    throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${log.join("\n")}`);
+  }
+}
