@@ -5,7 +5,7 @@
  * output. Prints the 20 slowest files and the per-project totals as Markdown tables.
  *
  * "slot" is the time a file held a worker: from the end of the file before it on the same slot (or from when
- * the first file started) to its own end, so it includes what no vitest duration counts (a workerd started per
+ * its own start when it is the first on its worker) to its own end, so it includes what no vitest duration counts (a workerd started per
  * file, a service started in beforeAll). "tests" is the sum of its tests' own durations.
  */
 import { readFileSync } from "node:fs";
@@ -59,8 +59,9 @@ function read(report: string): { startedAt: number; endedAt: number; files: File
           diagnostic?: { duration: number };
         }) => ({
           project: f.project,
-          file: f.file,
-          start: f.queuedAt ?? f.startedAt ?? f.endedAt,
+          // vitest names a file relative to its project's root (containers/ffmpeg for media-engine).
+          file: f.project === "media-engine" ? `containers/ffmpeg/${f.file}` : f.file,
+          start: f.startedAt ?? f.queuedAt ?? f.endedAt,
           end: f.endedAt,
           tests: f.tests,
           testMs: f.diagnostic?.duration ?? 0,
@@ -71,7 +72,6 @@ function read(report: string): { startedAt: number; endedAt: number; files: File
 
 /** Assigns files to worker slots in order of start: each takes the slot that freed last before it began. */
 function slotTimes(files: File[]) {
-  const opened = Math.min(...files.map((f) => f.start));
   const slots: number[] = [];
   const out = new Map<File, number>();
   for (const f of [...files].sort((a, b) => a.start - b.start)) {
@@ -79,7 +79,7 @@ function slotTimes(files: File[]) {
       .map((end, i) => ({ end, i }))
       .filter((s) => s.end <= f.start + 50)
       .sort((a, b) => b.end - a.end)[0];
-    const from = free ? free.end : opened;
+    const from = free ? free.end : f.start;
     if (free) slots[free.i] = f.end;
     else slots.push(f.end);
     out.set(f, f.end - from);
