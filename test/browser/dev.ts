@@ -7,9 +7,13 @@ const root = path.resolve(import.meta.dirname, "../..");
 /**
  * `npm run dev` on `port` and `port + 1` with its state in `stateDir`, once it has printed the dev account.
  * The ports are picked at random on a machine others share: when wrangler finds its port taken, the next pair
- * is tried (twice at most).
+ * is tried (twice at most). Resolves with the process group and the port it listens on.
  */
-export async function startDev(port: number, stateDir: string, attempts = 3): Promise<ChildProcess> {
+export async function startDev(
+  port: number,
+  stateDir: string,
+  attempts = 3,
+): Promise<{ child: ChildProcess; port: number }> {
   const lines: string[] = [];
   const log: string[] = [];
   const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
@@ -24,7 +28,7 @@ export async function startDev(port: number, stateDir: string, attempts = 3): Pr
   try {
     // Generous: on a loaded machine the first start (fonts into the local bucket, migrations) took 4-5 min.
     await waitForLine(child, lines, /Dev account (\S+)/, 480_000);
-    return child;
+    return { child, port };
   } catch (error) {
     stopGroup(child);
     if (attempts > 1 && log.some((line) => line.includes("Address already in use"))) {

@@ -49,7 +49,7 @@ async function seededTemplate() {
   if (existsSync(template)) return template;
   const building = mkdtempSync(`${template}.building-`);
   try {
-    const child = await startDev(32_000 + Math.floor(Math.random() * 1000) * 2, building);
+    const { child } = await startDev(32_000 + Math.floor(Math.random() * 1000) * 2, building);
     stopGroup(child);
     // The group outlives its leader while workerd finishes writing its state.
     await groupGone(child, 30_000);

@@ -27,10 +27,11 @@ export async function startService(port: number): Promise<RunningService> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "p6-browser-state-"));
   // A copy of the seeded state (fonts in the local bucket, migrations, the dev account): `npm run dev` then
   // finds nothing to put and starts at once; anything newer than the copy it still puts or applies itself.
-  let child: Awaited<ReturnType<typeof startDev>>;
+  let child: Awaited<ReturnType<typeof startDev>>["child"];
   try {
     cpSync(await stateTemplate(), stateDir, { recursive: true });
-    child = await startDev(port, stateDir);
+    // The port it came up on: startDev moves on when the one asked for is taken.
+    ({ child, port } = await startDev(port, stateDir));
   } catch (error) {
     rmSync(stateDir, { recursive: true, force: true });
     throw error;
