@@ -1,17 +1,5 @@
+import type { Position } from "@p6/contract/params";
 import type { Rgba } from "./rgba";
-
-export const POSITIONS = [
-  "top-left",
-  "top",
-  "top-right",
-  "left",
-  "center",
-  "right",
-  "bottom-left",
-  "bottom",
-  "bottom-right",
-] as const;
-export type Position = (typeof POSITIONS)[number];
 
 type Size = { width: number; height: number };
 

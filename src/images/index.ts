@@ -1,5 +1,4 @@
 /** In-Worker image processing (image.watermark): WASM and TypeScript codecs, compositing, text marks. */
-export { POSITIONS, type Position } from "./composite";
 export { ForEngineError, ImageInputError, TextMarkError } from "./errors";
 export {
   type ImageFormat,
@@ -8,7 +7,6 @@ export {
   MAX_IMAGE_PIXELS,
   readImageHeader,
 } from "./header";
-export { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 export { encodePng } from "./png";
 export { defaultFontSize, renderMark, type TextMarkParams } from "./text";
 export { type ImageWatermarkResult, watermarkImage } from "./watermark";

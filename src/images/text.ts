@@ -8,7 +8,7 @@ import type { Rgba } from "./rgba";
  * client must hear about: characters no font covers, and a mark too large to render.
  */
 
-/** The text params of both watermark operations (src/images/params.ts, src/operations/schemas.ts). */
+/** The text params of both watermark operations (@p6/contract/params, packages/contract/src/params/mark.ts). */
 export type TextMarkParams = {
   text: string;
   font_size?: number | undefined;

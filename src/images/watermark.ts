@@ -1,4 +1,5 @@
 import { readRgbProfile, withProfile } from "@p6/contract/icc";
+import { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "@p6/contract/params";
 import { decodeImage, encodeImage } from "./codecs";
 import { compositeOver, flattenOnWhite, placeMark } from "./composite";
 import { DecodeLimitError, ForEngineError, ImageInputError, UnsupportedCodingError } from "./errors";
@@ -11,7 +12,6 @@ import {
   readImageHeader,
 } from "./header";
 import { applyOrientation, shownSize } from "./orientation";
-import { type ImageWatermarkParams, ImageWatermarkParamsSchema } from "./params";
 import { resizeImage } from "./resize";
 import type { Rgba } from "./rgba";
 import { defaultFontSize, renderMark } from "./text";

@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { AudioTrimParamsSchema } from "@p6/contract/params";
 import { runOnEngine } from "./engine-runner";
 import { fileResultShape } from "./schemas";
-import { trimResultShape, trimShape, trimWindow } from "./trim";
+import { trimResultShape } from "./trim";
 import { defineOperation } from "./types";
-
-const params = z.strictObject(trimShape).superRefine(trimWindow).openapi("AudioTrimParams");
 
 export const audioTrim = defineOperation({
   type: "audio.trim",
@@ -13,7 +12,7 @@ export const audioTrim = defineOperation({
   description:
     "Cuts exactly [start, end) out of an audio file (or a video's audio): the cut is re-encoded in the source's codec (lossless codecs stay lossless), since a stream copy keeps whole packets and hidden audio before the start; a window that is the whole stream is copied.",
   cost: 1,
-  params,
+  params: AudioTrimParamsSchema,
   example: { start: 0, end: 30 },
   result: z
     .object({

@@ -1,16 +1,15 @@
 import { z } from "@hono/zod-openapi";
+import { ImageWatermarkParamsSchema, TEXT_SCRIPTS } from "@p6/contract/params";
 import { readFetchedMedia } from "../engine";
 import { ApiError } from "../errors/api-error";
 import {
   ForEngineError,
   ImageInputError,
-  ImageWatermarkParamsSchema,
   MAX_IMAGE_BYTES,
   MAX_IMAGE_PIXELS,
   readImageHeader,
   watermarkImage,
 } from "../images";
-import { TEXT_SCRIPTS } from "../marks/schema";
 import { Semaphore } from "../util/semaphore";
 import { callEngine, engineFailure, runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape } from "./schemas";
@@ -91,7 +90,7 @@ export const imageWatermark = defineOperation({
   summary: "Watermark an image",
   description: `Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.`,
   cost: 1,
-  params: ImageWatermarkParamsSchema.openapi("ImageWatermarkParams"),
+  params: ImageWatermarkParamsSchema,
   example: {
     watermark_url: "https://example.com/logo.png",
     position: "bottom-right",

@@ -1,18 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { markPaintOptional, markSourceShape } from "../marks/schema";
 
-/** Pieces shared by the operations' params and results (decisions.md §4 and §5). */
-
-export const Seconds = z
-  .number()
-  .min(0)
-  .max(86_400 * 7);
-
-/**
- * The watermark parameters of video.watermark: the mark params of src/marks/schema.ts, the defaults described
- * and applied by the engine.
- */
-export const watermarkShape = { ...markSourceShape, ...markPaintOptional };
+/** Pieces shared by the operations' results (decisions.md §5); their params are @p6/contract/params. */
 
 const Iso = z.string().openapi({ format: "date-time" });
 

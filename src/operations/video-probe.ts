@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { VideoProbeParamsSchema } from "@p6/contract/params";
 import { runOnEngine } from "./engine-runner";
 import { defineOperation } from "./types";
 
@@ -9,7 +10,7 @@ export const videoProbe = defineOperation({
   description:
     "Codec, duration, frame rate (reduced fraction), alpha (pixel format or VP9 alpha_mode) and dimensions of the first video stream. An input without a video stream → 415.",
   cost: 1,
-  params: z.strictObject({}).openapi("VideoProbeParams"),
+  params: VideoProbeParamsSchema,
   example: {},
   result: z
     .object({

@@ -1,19 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { VideoTrimParamsSchema } from "@p6/contract/params";
 import { runOnEngine } from "./engine-runner";
 import { dimensionsShape, fileResultShape } from "./schemas";
-import { trimResultShape, trimShape, trimWindow } from "./trim";
+import { trimResultShape } from "./trim";
 import { defineOperation } from "./types";
-
-const params = z
-  .strictObject({
-    ...trimShape,
-    mode: z.enum(["accurate", "fast"]).optional().openapi({
-      description:
-        "accurate (default): re-encoded, presenting what a player presents over [start, end): the frame shown at start from 0, each later frame at its source time − start, the last one until end. fast: the video stream-copied from the keyframe presented last at or before start (the result reports that keyframe as start), with no frame shown at or after end (a B-frame video may so end a few frames before end; the result reports its end), and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false).",
-    }),
-  })
-  .superRefine(trimWindow)
-  .openapi("VideoTrimParams");
 
 export const videoTrim = defineOperation({
   type: "video.trim",
@@ -21,7 +11,7 @@ export const videoTrim = defineOperation({
   summary: "Trim a video",
   description: "Cuts [start, end) out of a video.",
   cost: 2,
-  params,
+  params: VideoTrimParamsSchema,
   example: { start: 5, duration: 10, mode: "accurate" },
   result: z
     .object({

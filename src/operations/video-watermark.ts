@@ -1,31 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { oneMark, TEXT_SCRIPTS } from "../marks/schema";
+import { TEXT_SCRIPTS, VideoWatermarkParamsSchema } from "@p6/contract/params";
 import { runOnEngine } from "./engine-runner";
-import { dimensionsShape, fileResultShape, Seconds, watermarkShape } from "./schemas";
+import { dimensionsShape, fileResultShape } from "./schemas";
 import { engineMarkSize, engineTextMark } from "./text-mark";
 import { defineOperation } from "./types";
-
-const params = z
-  .strictObject({
-    ...watermarkShape,
-    start: Seconds.optional().openapi({ description: "Second at which the mark appears; default 0." }),
-    end: Seconds.optional().openapi({ description: "Second at which it disappears; default the end." }),
-  })
-  .superRefine(oneMark)
-  .superRefine((p, ctx) => {
-    if (p.start !== undefined && p.end !== undefined && p.end <= p.start) {
-      ctx.addIssue({ code: "custom", path: ["end"], message: "end must be greater than start." });
-    }
-  })
-  .openapi("VideoWatermarkParams");
 
 export const videoWatermark = defineOperation({
   type: "video.watermark",
   operationId: "watermarkVideo",
   summary: "Watermark a video",
-  description: `Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).`,
+  description: `Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them, and so are params that do not apply to the mark given (font_size, color, font_family, font_weight, stroke or shadow with a logo; scale with a text) and control characters in the text other than a line break. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).`,
   cost: 5,
-  params,
+  params: VideoWatermarkParamsSchema,
   example: { text: "© Acme", position: "bottom-right", opacity: 0.6 },
   result: z
     .object({ ...fileResultShape, ...dimensionsShape, duration: z.number() })

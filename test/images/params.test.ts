@@ -1,5 +1,5 @@
+import { ImageWatermarkParamsSchema } from "@p6/contract/params";
 import { describe, expect, it } from "vitest";
-import { ImageWatermarkParamsSchema } from "../../src/images/params";
 
 const URL = "https://example.com/logo.png";
 

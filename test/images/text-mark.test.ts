@@ -1,8 +1,8 @@
 import { env as workerEnv } from "cloudflare:test";
+import type { ImageWatermarkParams } from "@p6/contract/params";
 import { describe, expect, it } from "vitest";
 import { compositeOver, placeMark } from "../../src/images/composite";
 import { TextMarkError } from "../../src/images/errors";
-import type { ImageWatermarkParams } from "../../src/images/params";
 import { decodePng } from "../../src/images/png";
 import type { Rgba } from "../../src/images/rgba";
 import { MAX_MARK_PIXELS, markBound, renderMark } from "../../src/images/text";

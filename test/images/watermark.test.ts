@@ -1,7 +1,6 @@
+import type { ImageWatermarkParams, Position } from "@p6/contract/params";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/images/composite";
 import { type ImageFormat, readImageHeader } from "../../src/images/header";
-import type { ImageWatermarkParams } from "../../src/images/params";
 import type { Rgba } from "../../src/images/rgba";
 import { watermarkImage } from "../../src/images/watermark";
 import {

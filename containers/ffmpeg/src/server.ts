@@ -13,7 +13,7 @@ import { fetchMedia, resolveTarget } from "./fetch-route.ts";
 import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
 import { JobRegistry } from "./jobs.ts";
 import { runFfmpeg, versionLine } from "./pipeline/ffmpeg.ts";
-import { OPERATIONS } from "./pipeline/index.ts";
+import { prepareJob } from "./pipeline/index.ts";
 import { type JobContext, type Output, prepareImage } from "./pipeline/job.ts";
 import { Relay } from "./pipeline/relay.ts";
 import { runMediaJob } from "./pipeline/speculate.ts";
@@ -150,7 +150,7 @@ export async function createEngineServer(
       maxBytes: LIMITS.defaultMaxSourceBytes,
       timeoutMs: LIMITS.defaultTimeoutMs,
     });
-    const prepared = OPERATIONS[type](body.params, { textMark: readTextMark(body) });
+    const prepared = prepareJob(type, body.params, { textMark: readTextMark(body) });
     const job = jobs.create(jobId);
     const { signal } = job.controller;
     abortOnDisconnect(req, res, job.controller);

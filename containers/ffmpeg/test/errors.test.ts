@@ -130,6 +130,9 @@ describe("params (decisions.md §4)", () => {
     ["video.extract-audio", { sample_rate: 12345 }, "params.sample_rate"],
     ["video.extract-audio", { channels: 3 }, "params.channels"],
     ["video.extract-audio", { format: "original", channels: 1 }, "params.channels"],
+    // The contract's schema (the Worker's) is the engine's: what it refuses, the engine refuses too.
+    ["video.extract-audio", { bitrate: 128000 }, "params.bitrate"],
+    ["video.extract-audio", { format: "wav", sample_rate: 88200 }, "params.sample_rate"],
     ["video.watermark", {}, "params.watermark_url"],
     ["video.watermark", { text: "a", watermark_url: "http://a.example/l.png" }, "params.text"],
     ["video.watermark", { text: "" }, "params.text"],

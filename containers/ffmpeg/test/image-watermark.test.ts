@@ -322,6 +322,16 @@ describe("image.watermark", () => {
     expect(await errorOf(res)).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field });
   });
 
+  test("a text of 200 characters in 400 UTF-16 units, which the Worker's schema accepts, is watermarked", async () => {
+    // The Worker and the engine validate with one schema (@p6/contract/params), which counts characters.
+    const { result } = await watermark(
+      media(FIXTURES.jpeg),
+      { text: "😀".repeat(200), opacity: 0, format: "png" },
+      "emoji-text.png",
+    );
+    expect(result).toMatchObject({ format: "png", width: W, height: H });
+  });
+
   test.each([
     [3, [300, 200]],
     [6, [200, 300]],

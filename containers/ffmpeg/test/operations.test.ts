@@ -223,7 +223,7 @@ describe("video.extract-audio", () => {
     [{}, "mp3", "mp3", 128_000],
     [{ format: "mp3", bitrate: "192k", sample_rate: 44100, channels: 1 }, "mp3", "mp3", 192_000],
     [{ format: "m4a", bitrate: "96k" }, "m4a", "aac", 96_000],
-    [{ format: "opus", bitrate: 64000 }, "opus", "opus", 64_000],
+    [{ format: "opus", bitrate: "64k" }, "opus", "opus", 64_000],
     [{ format: "wav", channels: 1, sample_rate: 22050 }, "wav", "pcm_s16le", 22050 * 16],
     [{ format: "flac" }, "flac", "flac", null],
     [{ format: "original" }, "m4a", "aac", null],

@@ -48,7 +48,7 @@ describe("HttpMediaEngine", () => {
     expect(await readEngineError(res)).toEqual({
       status: 400,
       code: "VALIDATION_INVALID_ARGUMENT",
-      message: "end or duration is required",
+      message: "Give exactly one of end or duration.",
       field: "params.end",
     });
   });

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { HttpUrl } from "@p6/contract/params";
 import { errorResponses, headers as responseHeaders, withHeaders } from "../../errors/openapi";
 import { errorTypeBase } from "../../errors/problem";
 import { checkLiteralTargets } from "../../fetch/targets";
@@ -9,7 +10,6 @@ import { OPERATIONS, schemaNameOf } from "../../operations";
 import { executeSync } from "../../operations/sync";
 import { checkTextMark } from "../../operations/text-mark";
 import type { Operation } from "../../operations/types";
-import { HttpUrl } from "../../util/http-url";
 
 const headers = z.object({
   "idempotency-key": z

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { HttpUrl } from "@p6/contract/params";
 import { errorResponses, headers } from "../../errors/openapi";
 import { checkTargets, targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
@@ -10,7 +11,6 @@ import { createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { taskWhenEnded } from "../../tasks/wait";
-import { HttpUrl } from "../../util/http-url";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
 import { documentedTaskBody } from "./documented-body";
 import { TaskSchema } from "./schema";

@@ -97,7 +97,7 @@ export interface paths {
     put?: never;
     /**
      * Watermark a video
-     * @description Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
+     * @description Overlays a logo or a text mark on a video. Text is shaped with bidi and font fallback (Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included)) and drawn exactly as image.watermark draws it: the same bitmap is overlaid on every frame. Without font_size the mark is drawn once and scaled to 5% of the frame height. Text with characters no font covers is refused with 400 naming them, and so are params that do not apply to the mark given (font_size, color, font_family, font_weight, stroke or shadow with a logo; scale with a text) and control characters in the text other than a line break. Output: MP4 (H.264 + AAC, audio copied when possible, faststart).
      *
      *     Costs 5 credits, charged once on success. Asynchronous equivalent: POST /v1/tasks with type `video.watermark`.
      */
@@ -932,7 +932,7 @@ export interface components {
       width?: number;
       /** @description Resize keeping the aspect ratio. */
       height?: number;
-      /** @description jpeg/webp quality 1–100; default 85. */
+      /** @description jpeg/webp quality 1–100; default 85; not with png (lossless). */
       quality?: number;
     };
     /** @description A task of type video.trim (2 credits); params as POST /v1/video/trim takes them. */
@@ -1047,13 +1047,13 @@ export interface components {
        */
       format?: "mp3" | "m4a" | "wav" | "flac" | "opus" | "original";
       /**
-       * @description 32k–320k; default 128k for mp3, m4a and opus.
+       * @description 32k–320k; default 128k for mp3, m4a and opus; not with wav, flac or original.
        * @example 192k
        */
       bitrate?: string;
-      /** @description Output sample rate in Hz; default the source's. */
+      /** @description Output sample rate in Hz; default the source's. mp3 takes up to 48000, opus 8000, 16000, 24000 or 48000; not with original. */
       sample_rate?: 8000 | 11025 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000 | 96000;
-      /** @description 1 or 2; default the source's. */
+      /** @description 1 or 2; default the source's; not with original. */
       channels?: 1 | 2;
     };
     /** @description A task of type video.probe (1 credit); params as POST /v1/video/probe takes them. */

@@ -7,6 +7,7 @@
  * encoder here writes, is cut by its 20 ms packets. `copied` says which.
  */
 import { stat } from "node:fs/promises";
+import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
 import { aacAlignment, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
 import { audioCopyContainer, audioCutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
@@ -19,7 +20,7 @@ import {
   preferSourceError,
 } from "./job.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
-import { readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
+import { roundSec, sec, type Window, windowOf } from "./params.ts";
 
 /**
  * Seconds decoded before the window and dropped: a decoder that starts cold at a seek point outputs a
@@ -107,7 +108,7 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   };
 }
 
-export function audioTrim(raw: unknown): PreparedJob {
-  const params = readWindow(readParams(raw, ["start", "end", "duration"]));
+export function audioTrim(p: JobParams<"audio.trim">): PreparedJob {
+  const params = windowOf(p);
   return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

@@ -3,7 +3,8 @@
  * original stream copied into a matching container.
  */
 import { stat } from "node:fs/promises";
-import { invalid, unsupported } from "../protocol.ts";
+import type { JobParams } from "@p6/contract/params";
+import { unsupported } from "../protocol.ts";
 import { aacAlignment, aacRate, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
 import { audioCopyContainer, CONTAINERS, type Container, opusLayoutFilters } from "./containers.ts";
 import {
@@ -16,18 +17,10 @@ import {
 } from "./job.ts";
 import type { AudioInfo } from "./media-info.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
-import { forbid, optEnum, optNumber, type RawParams, readParams, roundSec } from "./params.ts";
+import { roundSec } from "./params.ts";
 
 const FORMATS = ["mp3", "m4a", "wav", "flac", "opus", "original"] as const;
 type AudioFormat = (typeof FORMATS)[number];
-
-const RATES: Record<Exclude<AudioFormat, "original">, readonly number[]> = {
-  mp3: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000],
-  m4a: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000],
-  opus: [8000, 12000, 16000, 24000, 48000],
-  wav: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000],
-  flac: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000],
-};
 
 const ENCODERS = { mp3: "libmp3lame", m4a: "aac", opus: "libopus", wav: "pcm_s16le", flac: "flac" } as const;
 
@@ -39,42 +32,14 @@ interface AudioParams {
   channels: number | undefined;
 }
 
-/** `bitrate`: "128k" (32k–320k) or a number of bits per second (32000–320000). */
-function readBitrate(p: RawParams): number | undefined {
-  const value = p.bitrate;
-  if (value === undefined || value === null) return undefined;
-  const bps =
-    typeof value === "string" && /^\d{2,3}k$/.test(value)
-      ? Number(value.slice(0, -1)) * 1000
-      : typeof value === "number" && Number.isInteger(value)
-        ? value
-        : Number.NaN;
-  if (!(bps >= 32000 && bps <= 320000)) {
-    throw invalid("params.bitrate", 'bitrate must be between 32k and 320k (e.g. "128k")');
-  }
-  return bps;
-}
-
-function parse(raw: unknown): AudioParams {
-  const p = readParams(raw, ["format", "bitrate", "sample_rate", "channels"]);
-  const format = optEnum(p, "format", FORMATS) ?? "mp3";
-  if (format === "original") {
-    for (const key of ["bitrate", "sample_rate", "channels"])
-      forbid(p, key, "does not apply to format original (stream copy)");
-  }
-  if (format === "wav" || format === "flac") forbid(p, "bitrate", `does not apply to lossless ${format}`);
-  const sampleRate = optNumber(p, "sample_rate", { integer: true });
-  if (sampleRate !== undefined && format !== "original" && !RATES[format].includes(sampleRate)) {
-    throw invalid(
-      "params.sample_rate",
-      `sample_rate for ${format} must be one of: ${RATES[format].join(", ")}`,
-    );
-  }
-  const channels = optNumber(p, "channels", { integer: true });
-  if (channels !== undefined && channels !== 1 && channels !== 2) {
-    throw invalid("params.channels", "channels must be 1 or 2");
-  }
-  return { format, bitrate: readBitrate(p), sampleRate, channels };
+function parse(p: JobParams<"video.extract-audio">): AudioParams {
+  return {
+    format: p.format ?? "mp3",
+    // "128k" (the schema allows 32k–320k, and none with a lossless format or a copy).
+    bitrate: p.bitrate === undefined ? undefined : Number.parseInt(p.bitrate, 10) * 1000,
+    sampleRate: p.sample_rate,
+    channels: p.channels,
+  };
 }
 
 /**
@@ -153,7 +118,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   };
 }
 
-export function videoExtractAudio(raw: unknown): PreparedJob {
-  const params = parse(raw);
+export function videoExtractAudio(p: JobParams<"video.extract-audio">): PreparedJob {
+  const params = parse(p);
   return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

@@ -3,14 +3,14 @@
  * shorter than 2 s; `width` and/or `height` resize keeping the aspect ratio (both: fit inside the box).
  */
 import { stat } from "node:fs/promises";
+import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
-import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, type PreparedJob, preferSourceError } from "./job.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
-import { forbid, optEnum, optNumber, readParams, SECONDS, sec } from "./params.ts";
+import { sec } from "./params.ts";
 
 const FORMATS = ["jpeg", "png", "webp"] as const;
 type CoverFormat = (typeof FORMATS)[number];
@@ -23,17 +23,13 @@ interface CoverParams {
   quality: number;
 }
 
-function parse(raw: unknown): CoverParams {
-  const p = readParams(raw, ["time", "format", "width", "height", "quality"]);
-  const format = optEnum(p, "format", FORMATS) ?? "jpeg";
-  const dim = { min: 1, max: LIMITS.maxOutputDimension, integer: true };
-  if (format === "png") forbid(p, "quality", "applies to jpeg and webp only");
+function parse(p: JobParams<"video.extract-cover">): CoverParams {
   return {
-    time: optNumber(p, "time", SECONDS),
-    format,
-    width: optNumber(p, "width", dim),
-    height: optNumber(p, "height", dim),
-    quality: optNumber(p, "quality", { min: 1, max: 100, integer: true }) ?? 85,
+    time: p.time,
+    format: p.format ?? "jpeg",
+    width: p.width,
+    height: p.height,
+    quality: p.quality ?? 85,
   };
 }
 
@@ -231,7 +227,7 @@ async function run(ctx: JobContext, input: Input, p: CoverParams) {
   };
 }
 
-export function videoExtractCover(raw: unknown): PreparedJob {
-  const params = parse(raw);
+export function videoExtractCover(p: JobParams<"video.extract-cover">): PreparedJob {
+  const params = parse(p);
   return { probeArgs: [], speculate: true, warm: true, run: (ctx, input) => run(ctx, input, params) };
 }

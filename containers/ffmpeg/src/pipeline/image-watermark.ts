@@ -6,6 +6,7 @@
  * input's), alpha kept for PNG/WebP, JPEG flattened on white, the source's RGB colour profile kept.
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
+import type { JobParams } from "@p6/contract/params";
 import { hasProfile, readRgbProfile, withProfile } from "../icc.ts";
 import { jpegFrame, unsupportedJpegCoding } from "../jpeg-frame.ts";
 import { unsupported } from "../protocol.ts";
@@ -21,16 +22,14 @@ import {
   type PreparedImageJob,
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
-import { optEnum, optNumber, readParams } from "./params.ts";
 import {
   fetchLogo,
   type Logo,
-  MARK_KEYS,
   type MarkParams,
   markGraph,
+  markOf,
   needTextMark,
   orientFilters,
-  parseMark,
   type TextMark,
 } from "./watermark.ts";
 
@@ -39,15 +38,6 @@ const FORMATS = ["same", "jpeg", "png", "webp"] as const;
 interface ImageWatermarkParams extends MarkParams {
   format: (typeof FORMATS)[number];
   quality: number;
-}
-
-function parse(raw: unknown): ImageWatermarkParams {
-  const p = readParams(raw, [...MARK_KEYS, "format", "quality"]);
-  return {
-    ...parseMark(p, "image"),
-    format: optEnum(p, "format", FORMATS) ?? "same",
-    quality: optNumber(p, "quality", { min: 1, max: 100, integer: true }) ?? 85,
-  };
 }
 
 async function run(
@@ -120,8 +110,8 @@ async function keepProfile(
   if (profile) await writeFile(out, await withProfile(format, await readFile(out), profile));
 }
 
-export function imageWatermark(raw: unknown, extras: JobExtras = {}): PreparedImageJob {
-  const params = parse(raw);
+export function imageWatermark(p: JobParams<"image.watermark">, extras: JobExtras = {}): PreparedImageJob {
+  const params: ImageWatermarkParams = { ...markOf(p), format: p.format, quality: p.quality };
   const textMark = needTextMark(params, extras);
   return {
     kind: "image",

@@ -68,9 +68,9 @@ export interface ImageInput {
 }
 
 /**
- * An operation with validated params, ready to run. Each operation module exports a function that
- * validates raw params (decisions.md §4, throwing VALIDATION_INVALID_ARGUMENT naming the field) and returns
- * one of these, so a bad request is refused before it takes a slot. Audio/video operations get their
+ * An operation with validated params, ready to run. Each operation module exports a function that takes its
+ * params as the contract's schema validated them (index.ts prepareJob, params.ts) and returns one of these,
+ * so a bad request is refused before it takes a slot. Audio/video operations get their
  * probed input (speculate.ts `runMediaJob`), image operations an `ImageInput` (`prepareImage`).
  */
 export type PreparedJob = PreparedMediaJob | PreparedImageJob;
@@ -102,8 +102,6 @@ export interface JobExtras {
   /** `text_mark`: a text watermark as the Worker drew it (watermark.ts readTextMark). */
   textMark?: import("./watermark.ts").TextMark | undefined;
 }
-
-export type OperationFactory = (rawParams: unknown, extras?: JobExtras) => PreparedJob;
 
 /** Downloads a source into the job directory and returns it once its first bytes are sniffed. */
 export async function openInput(

@@ -3,7 +3,6 @@ import { type ProbeResult, unsupported } from "../protocol.ts";
 import { packetSpan, packetsEnd, runFfprobe } from "./ffmpeg.ts";
 import type { Input, JobContext, PreparedJob } from "./job.ts";
 import { playerLead } from "./media-info.ts";
-import { readParams } from "./params.ts";
 import { earlyFirstAudio } from "./source-timing.ts";
 
 /**
@@ -110,8 +109,7 @@ async function playedSeconds(ctx: JobContext, input: Input): Promise<number | nu
   return presentedDuration(stated, await playable(ctx, input));
 }
 
-export function videoProbe(raw: unknown): PreparedJob {
-  readParams(raw, []);
+export function videoProbe(): PreparedJob {
   return {
     probeArgs: [],
     async run(ctx, input) {

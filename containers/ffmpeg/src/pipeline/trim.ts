@@ -5,6 +5,7 @@
  * which was done.
  */
 import { stat } from "node:fs/promises";
+import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
@@ -17,7 +18,7 @@ import {
 } from "./job.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
-import { optEnum, readParams, readWindow, roundSec, sec, type Window } from "./params.ts";
+import { roundSec, sec, type Window, windowOf } from "./params.ts";
 import { KEEP_FRAME_TIMES, lastFrameLasts, squarePixels } from "./reencode.ts";
 import { frameShownAt, videoEnd } from "./source-timing.ts";
 import { type Cut, copyCut, keyframeProbeArgs, trimMuxOptions } from "./trim-fast.ts";
@@ -127,12 +128,8 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
   return { path: out, container, start: at };
 }
 
-export function videoTrim(raw: unknown): PreparedJob {
-  const p = readParams(raw, ["start", "end", "duration", "mode"]);
-  const params: TrimParams = {
-    ...readWindow(p),
-    mode: optEnum(p, "mode", ["accurate", "fast"] as const) ?? "accurate",
-  };
+export function videoTrim(p: JobParams<"video.trim">): PreparedJob {
+  const params: TrimParams = { ...windowOf(p), mode: p.mode ?? "accurate" };
   return {
     probeArgs: params.mode === "fast" ? keyframeProbeArgs(params.start) : [],
     speculate: true,

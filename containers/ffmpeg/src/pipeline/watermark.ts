@@ -5,8 +5,8 @@
  */
 import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
-import { httpUrl } from "../security/address-policy.ts";
 import { LIMITS } from "../security/limits.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
@@ -22,33 +22,9 @@ import {
 } from "./job.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
-import {
-  forbid,
-  optEnum,
-  optNumber,
-  optObject,
-  optString,
-  type RawParams,
-  readParams,
-  roundSec,
-  SECONDS,
-  sec,
-} from "./params.ts";
+import { roundSec, sec } from "./params.ts";
 import { KEEP_FRAME_TIMES, lastFrameLasts, reencodedSize, squarePixels } from "./reencode.ts";
 import { earlyFirstAudio, videoEnd } from "./source-timing.ts";
-
-export const POSITIONS = [
-  "top-left",
-  "top",
-  "top-right",
-  "left",
-  "center",
-  "right",
-  "bottom-left",
-  "bottom",
-  "bottom-right",
-] as const;
-type Position = (typeof POSITIONS)[number];
 
 /** The mark and where it goes: shared by video.watermark and image.watermark. */
 export interface MarkParams {
@@ -62,22 +38,6 @@ interface WatermarkParams extends MarkParams {
   start: number | undefined;
   end: number | undefined;
 }
-
-/** The params of the mark itself (decisions.md §4), common to both watermark operations. */
-export const MARK_KEYS = [
-  "watermark_url",
-  "text",
-  "font_size",
-  "color",
-  "position",
-  "margin",
-  "opacity",
-  "scale",
-  "font_family",
-  "font_weight",
-  "stroke",
-  "shadow",
-] as const;
 
 /**
  * A text mark as the Worker drew it (src/images/text.ts, issue 17): the engine draws no text itself, it
@@ -131,92 +91,21 @@ export function readTextMark(body: Record<string, unknown>): TextMark | undefine
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
 /**
- * Reads the mark's params. `video`: params that do not apply to the chosen mark are refused, and text is
- * 1–200 characters without control characters but newline. `image`: exactly the Worker's
- * ImageWatermarkParamsSchema (src/images/params.ts), which the Worker sends with its defaults filled in:
- * every key is accepted with either mark, text is 1–200 UTF-16 units, CRLF is a newline and any other
- * control character is drawn as a space.
+ * The mark and its placement from either watermark operation's params (validated by their contract schemas,
+ * which refuse params that do not apply to the mark on video and fill in the defaults on images), with the
+ * defaults applied.
  */
-export function parseMark(p: RawParams, rules: "video" | "image"): MarkParams {
-  const url = optString(p, "watermark_url");
-  const text = optString(p, "text");
-  if (url !== undefined && text !== undefined) {
-    throw invalid("params.text", "give either watermark_url or text, not both");
-  }
-  if (url === undefined && text === undefined) {
-    throw invalid("params.watermark_url", "watermark_url or text is required");
-  }
-  // The Worker's HttpUrl; the address rules apply when the logo is fetched (openInput).
-  if (url !== undefined && (url.length > 2048 || !httpUrl(url).ok)) {
-    throw invalid("params.watermark_url", "watermark_url must be an http(s) URL without credentials");
-  }
-  const strict = rules === "video";
-  const color = () => {
-    const m = /^#([0-9a-fA-F]{6})([0-9a-fA-F]{2})?$/.exec(optString(p, "color") ?? "#FFFFFF");
-    if (m === null) throw invalid("params.color", "color must be #RRGGBB or #RRGGBBAA");
-    return { color: m[1]!.toUpperCase(), alpha: m[2] === undefined ? 1 : Number.parseInt(m[2], 16) / 255 };
-  };
-  const fontSize = () => optNumber(p, "font_size", { min: 1, max: 1000, integer: true });
-  const style = () => {
-    optEnum(p, "font_family", ["sans", "serif", "mono"] as const);
-    optEnum(p, "font_weight", ["regular", "bold"] as const);
-    optObject(p, "stroke", { color: "color", width: { above: 0, max: 50 } });
-    optObject(p, "shadow", {
-      color: "color",
-      dx: { min: -100, max: 100 },
-      dy: { min: -100, max: 100 },
-      blur: { min: 0, max: 50, optional: true },
-    });
-  };
-  const scale = () => optNumber(p, "scale", { above: 0, max: 1 });
-  let mark: MarkParams["mark"];
-  if (url !== undefined) {
-    if (strict) {
-      for (const key of ["font_size", "color", "font_family", "font_weight", "stroke", "shadow"])
-        forbid(p, key, "applies to text watermarks only");
-    } else {
-      color();
-      fontSize();
-      style();
-    }
-    mark = { kind: "image", url, scale: scale() ?? 0.2 };
-  } else {
-    let t = text ?? "";
-    const length = strict ? [...t].length : t.length;
-    if (length < 1 || length > 200) throw invalid("params.text", "text must be 1 to 200 characters");
-    if (strict) {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-      if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(t)) {
-        throw invalid("params.text", "text must not contain control characters");
-      }
-      forbid(p, "scale", "applies to image watermarks only");
-    } else {
-      scale();
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are drawn as spaces
-      t = t.replace(/\r\n/g, "\n").replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
-    }
-    color();
-    style();
-    const size = fontSize();
-    mark = { kind: "text", text: t, ...(size === undefined ? {} : { fontSize: size }) };
-  }
+export function markOf(p: JobParams<"video.watermark"> | JobParams<"image.watermark">): MarkParams {
+  const mark: MarkParams["mark"] =
+    p.watermark_url !== undefined
+      ? { kind: "image", url: p.watermark_url, scale: p.scale ?? MARK_DEFAULTS.scale }
+      : { kind: "text", text: p.text ?? "", ...(p.font_size === undefined ? {} : { fontSize: p.font_size }) };
   return {
     mark,
-    position: optEnum(p, "position", POSITIONS) ?? "bottom-right",
-    margin: optNumber(p, "margin", { min: 0, max: 1000, integer: true }) ?? 16,
-    opacity: optNumber(p, "opacity", { min: 0, max: 1 }) ?? 0.5,
+    position: p.position ?? MARK_DEFAULTS.position,
+    margin: p.margin ?? MARK_DEFAULTS.margin,
+    opacity: p.opacity ?? MARK_DEFAULTS.opacity,
   };
-}
-
-function parse(raw: unknown): WatermarkParams {
-  const p = readParams(raw, [...MARK_KEYS, "start", "end"]);
-  const mark = parseMark(p, "video");
-  const start = optNumber(p, "start", SECONDS);
-  const end = optNumber(p, "end", SECONDS);
-  if (start !== undefined && end !== undefined && end <= start) {
-    throw invalid("params.end", "end must be greater than start");
-  }
-  return { ...mark, start, end };
 }
 
 const PLACES: Record<Position, ["top" | "middle" | "bottom", "left" | "center" | "right"]> = {
@@ -417,8 +306,8 @@ export function needTextMark(p: MarkParams, extras: JobExtras): TextMark | undef
   return p.mark.kind === "text" ? extras.textMark : undefined;
 }
 
-export function videoWatermark(raw: unknown, extras: JobExtras = {}): PreparedJob {
-  const params = parse(raw);
+export function videoWatermark(p: JobParams<"video.watermark">, extras: JobExtras = {}): PreparedJob {
+  const params: WatermarkParams = { ...markOf(p), start: p.start, end: p.end };
   const textMark = needTextMark(params, extras);
   return {
     probeArgs: [],

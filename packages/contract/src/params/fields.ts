@@ -1,8 +1,16 @@
-import { z } from "@hono/zod-openapi";
+import { z } from "./zod.ts";
+
+/** Field schemas several operations share (decisions.md §4). */
+
+/** A time in seconds: 0 up to a week. */
+export const Seconds = z
+  .number()
+  .min(0)
+  .max(86_400 * 7);
 
 /**
  * A public http(s) URL as the API accepts it (source_url, webhook, watermark_url): at most 2048 characters,
- * no credentials. The address rules (decisions.md §11) apply when it is fetched.
+ * no credentials. The address rules (decisions.md §11, address-policy.ts) apply when it is fetched.
  */
 export const HttpUrl = z
   .url({ protocol: /^https?$/ })
@@ -13,3 +21,8 @@ export const HttpUrl = z
     const url = new URL(value);
     return url.username === "" && url.password === "";
   }, "Must be a public http(s) URL without credentials.");
+
+/** "#RRGGBB" or "#RRGGBBAA" (the alpha multiplies opacity). */
+export const HexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.");

@@ -1,6 +1,5 @@
-import { z } from "@hono/zod-openapi";
-import { POSITIONS } from "../images/composite";
-import { HttpUrl } from "../util/http-url";
+import { HexColor, HttpUrl } from "./fields.ts";
+import { z } from "./zod.ts";
 
 /**
  * The mark params of image.watermark and video.watermark (a logo or a text mark), written once: the field
@@ -10,10 +9,19 @@ import { HttpUrl } from "../util/http-url";
  * would be one).
  */
 
-/** "#RRGGBB" or "#RRGGBBAA" (the alpha multiplies opacity). */
-export const HexColor = z
-  .string()
-  .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.");
+/** The nine places a mark can go. */
+export const POSITIONS = [
+  "top-left",
+  "top",
+  "top-right",
+  "left",
+  "center",
+  "right",
+  "bottom-left",
+  "bottom",
+  "bottom-right",
+] as const;
+export type Position = (typeof POSITIONS)[number];
 
 /**
  * The scripts a text mark is drawn in, for the OpenAPI text: what the font chain covers (docs/decisions.md
@@ -79,7 +87,7 @@ export const markSourceShape = {
     .openapi("TextShadow", { description: "A shadow under the glyphs, for legibility on busy backgrounds." }),
 };
 
-/** A default as the OpenAPI document says it (src/routes/docs/document.ts words applied defaults the same). */
+/** A default as the OpenAPI document says it (the Worker's src/routes/docs/document.ts words applied defaults the same). */
 const said = (value: unknown) => `Default: \`${JSON.stringify(value)}\`.`;
 
 /** The placement and paint params without their defaults, and the one wording of each. */

@@ -1,0 +1,40 @@
+import { Seconds } from "./fields.ts";
+import { z } from "./zod.ts";
+
+/** start (required), and exactly one of end or duration, with end > start (decisions.md §4). */
+const trimShape = {
+  start: Seconds.openapi({ description: "Start in seconds (≥ 0; beyond the media's duration → 400)." }),
+  end: Seconds.optional().openapi({ description: "End in seconds (> start); or give duration." }),
+  duration: z
+    .number()
+    .gt(0)
+    .max(86_400 * 7)
+    .optional()
+    .openapi({ description: "Length in seconds; or give end." }),
+};
+
+function trimWindow(p: { start: number; end?: number; duration?: number }, ctx: z.RefinementCtx) {
+  if (p.end !== undefined && p.duration !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["duration"], message: "Give either end or duration, not both." });
+  } else if (p.end === undefined && p.duration === undefined) {
+    ctx.addIssue({ code: "custom", path: ["end"], message: "Give exactly one of end or duration." });
+  } else if (p.end !== undefined && p.end <= p.start) {
+    ctx.addIssue({ code: "custom", path: ["end"], message: "end must be greater than start." });
+  }
+}
+
+export const VideoTrimParamsSchema = z
+  .strictObject({
+    ...trimShape,
+    mode: z.enum(["accurate", "fast"]).optional().openapi({
+      description:
+        "accurate (default): re-encoded, presenting what a player presents over [start, end): the frame shown at start from 0, each later frame at its source time − start, the last one until end. fast: the video stream-copied from the keyframe presented last at or before start (the result reports that keyframe as start), with no frame shown at or after end (a B-frame video may so end a few frames before end; the result reports its end), and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false).",
+    }),
+  })
+  .superRefine(trimWindow)
+  .openapi("VideoTrimParams");
+
+export const AudioTrimParamsSchema = z
+  .strictObject(trimShape)
+  .superRefine(trimWindow)
+  .openapi("AudioTrimParams");
