@@ -26,7 +26,10 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
-import { fillSourcePlaceholders, withSourcePlaceholders } from "../containers/ffmpeg/src/pipeline/job.ts";
+import {
+  fillSourcePlaceholders,
+  withSourcePlaceholders,
+} from "../containers/ffmpeg/src/pipeline/input-args.ts";
 import { isRelayUrl } from "../containers/ffmpeg/src/pipeline/relay.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { runFfprobe } from "../src/pipeline/ffmpeg.ts";
-import { inputProbeArgs, mediaInputArgs } from "../src/pipeline/job.ts";
+import { inputProbeArgs, mediaInputArgs } from "../src/pipeline/input-args.ts";
 import { isRelayUrl, Relay } from "../src/pipeline/relay.ts";
 import { SourceDownload } from "../src/pipeline/source.ts";
 import { type FetchPolicy, openSource } from "../src/security/fetcher.ts";

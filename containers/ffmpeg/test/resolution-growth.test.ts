@@ -10,7 +10,7 @@ import { rename } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
-import { mediaInputArgs } from "../src/pipeline/job.ts";
+import { mediaInputArgs } from "../src/pipeline/input-args.ts";
 import { LIMITS } from "../src/security/limits.ts";
 import {
   assertSafeMessage,

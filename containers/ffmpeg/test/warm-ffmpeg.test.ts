@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { liveProcesses, traceCommands } from "../src/pipeline/ffmpeg.ts";
-import { inputProtocolArgs } from "../src/pipeline/job.ts";
+import { inputProtocolArgs } from "../src/pipeline/input-args.ts";
 import {
   abortOnFirstCommand,
   ffmpegChildren,

@@ -20,6 +20,7 @@ import {
   type JobExtras,
   outputPath,
   type PreparedImageJob,
+  type TextMark,
 } from "./job.ts";
 import { outputInfo } from "./output-info.ts";
 import {
@@ -30,7 +31,6 @@ import {
   markOf,
   needTextMark,
   orientFilters,
-  type TextMark,
 } from "./watermark.ts";
 
 const FORMATS = ["same", "jpeg", "png", "webp"] as const;

@@ -17,6 +17,7 @@ import {
   stillImageInMp4,
 } from "../sniff.ts";
 import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
+import { inputProbeArgs, mediaInputArgs } from "./input-args.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";
 import type { Relay } from "./relay.ts";
 import { type RangeOpener, SourceDownload } from "./source.ts";
@@ -97,10 +98,22 @@ export interface PreparedImageJob {
   run(ctx: JobContext, input: ImageInput): Promise<Output>;
 }
 
+/**
+ * A text mark as the Worker drew it (src/images/text.ts, issue 17): the engine draws no text itself, it
+ * overlays this bitmap like a logo, so images and video show the same pixels. Job field `text_mark`, read by
+ * watermark.ts readTextMark.
+ */
+export interface TextMark {
+  /** The PNG (straight alpha, opacity applied, cropped to the ink); absent when nothing is drawn. */
+  png: Buffer | undefined;
+  /** The font size in px it was drawn at; scaled to the size the params ask for on this frame if they differ. */
+  fontSize: number;
+}
+
 /** Job request fields beyond the params that some operations take (protocol.ts JobRequest). */
 export interface JobExtras {
-  /** `text_mark`: a text watermark as the Worker drew it (watermark.ts readTextMark). */
-  textMark?: import("./watermark.ts").TextMark | undefined;
+  /** `text_mark`: a text watermark as the Worker drew it. */
+  textMark?: TextMark | undefined;
 }
 
 /** Downloads a source into the job directory and returns it once its first bytes are sniffed. */
@@ -160,72 +173,6 @@ export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promis
   const ref = () => (source.done && source.error === null ? `file:${source.path}` : relayed.url);
   const args = (before: readonly string[] = []) => mediaInputArgs(sniffed.demuxer, ref(), before);
   return { source, sniffed, args, ref, refs: [relayed.url, `file:${source.path}`] };
-}
-
-/**
- * ffmpeg/ffprobe input arguments of a sniffed audio/video source read from `ref` (a relay URL or
- * file:<path>): bounded probing, the sniffed demuxer forced, and only the protocol `ref` needs.
- */
-export function mediaInputArgs(demuxer: string, ref: string, before: readonly string[] = []): string[] {
-  return [
-    ...["-probesize", String(LIMITS.probeSizeBytes), "-analyzeduration", String(LIMITS.analyzeDurationUs)],
-    // Video decoders refuse frames beyond the cap, even when the resolution grows after the probe looked
-    // (`:V`: not cover art, which an audio file may carry at any size).
-    ...["-max_pixels:V", String(LIMITS.maxVideoPixels), "-f", demuxer, ...before],
-    ...inputProtocolArgs(ref),
-    ...["-i", ref],
-  ];
-}
-
-/**
- * How ffmpeg may read `ref`: only the file, or HTTP to the relay. The relay answers a read in bounded parts
- * (relay.ts), so that it sends no more than the reader takes: `-reconnect` asks for the next part at the
- * end of each, and `-reconnect_delay_max 0` gives up at once when the relay refuses (a failed download)
- * instead of retrying for minutes.
- */
-export const inputProtocolArgs = (ref: string): string[] =>
-  ref.startsWith("file:")
-    ? ["-protocol_whitelist", "file"]
-    : ["-reconnect", "1", "-reconnect_delay_max", "0", "-protocol_whitelist", "http,tcp"];
-
-/** Placeholders of a command's source and of its protocol options (NUL cannot occur in an argument). */
-export const SOURCE_ARG = "\u0000source";
-export const PROTOCOL_ARG = "\u0000protocol";
-
-/**
- * `args` with the job's source (any of `refs`: its relay URL or its file) replaced by a placeholder, and
- * the protocol options that mediaInputArgs puts before its `-i` by one other: the same command whichever
- * way it reads the source. Fill PROTOCOL_ARG with `inputProtocolArgs` of the new source.
- */
-export function withSourcePlaceholders(args: readonly string[], refs: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const a of args) {
-    if (refs.includes(a)) {
-      const group = inputProtocolArgs(a);
-      const start = out.length - 1 - group.length;
-      if (out.at(-1) === "-i" && start >= 0 && group.every((g, k) => out[start + k] === g)) {
-        out.splice(start, group.length, PROTOCOL_ARG);
-      }
-      out.push(SOURCE_ARG);
-    } else out.push(a);
-  }
-  return out;
-}
-
-/** `template` (from withSourcePlaceholders) reading `ref`: its placeholders, and any of `more`, filled. */
-export function fillSourcePlaceholders(
-  template: readonly string[],
-  ref: string,
-  more: ReadonlyMap<string, string> = new Map(),
-): string[] {
-  return template.flatMap((a) =>
-    a === PROTOCOL_ARG ? inputProtocolArgs(ref) : a === SOURCE_ARG ? [ref] : [more.get(a) ?? a],
-  );
-}
-
-/** The arguments of the input probe of a source read from `ref`, after ffprobe's own leading ones. */
-export function inputProbeArgs(demuxer: string, extra: readonly string[], ref: string): string[] {
-  return ["-show_format", "-show_streams", ...extra, ...mediaInputArgs(demuxer, ref)];
 }
 
 /**

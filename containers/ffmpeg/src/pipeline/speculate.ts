@@ -19,6 +19,7 @@
  */
 import { checkVideoLimits } from "../security/limits.ts";
 import type { FfmpegRun } from "./ffmpeg.ts";
+import { withSourcePlaceholders } from "./input-args.ts";
 import {
   type JobContext,
   type OpenedInput,
@@ -26,7 +27,6 @@ import {
   openMediaInput,
   type PreparedMediaJob,
   probeInput,
-  withSourcePlaceholders,
 } from "./job.ts";
 import type { MediaInfo } from "./media-info.ts";
 import { guessMp4Info } from "./mp4-guess.ts";

@@ -23,12 +23,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { type FfmpegRun, startWarmFfmpeg, type WarmFfmpeg } from "./ffmpeg.ts";
-import { fillSourcePlaceholders, SOURCE_ARG, withSourcePlaceholders } from "./job.ts";
+import { fillSourcePlaceholders, SOURCE_ARG, withSourcePlaceholders } from "./input-args.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
 import { type Warm, WarmPool } from "./warm-pool.ts";
 
-/** Placeholder of a command's output file (with job.ts SOURCE_ARG and PROTOCOL_ARG). */
+/** Placeholder of a command's output file (with input-args.ts SOURCE_ARG and PROTOCOL_ARG). */
 const OUTPUT = "\u0000output";
 /** Shapes remembered to tell one that comes again. */
 const RECENT_SHAPES = 64;

@@ -14,7 +14,7 @@
  * with the job for CPU. A waiting process that exits on its own is replaced unless it lived under 5 s.
  */
 import { adopt, type ProbeOutput, startWarmFfprobe, type WarmFfprobe } from "./ffmpeg.ts";
-import { inputProbeArgs } from "./job.ts";
+import { inputProbeArgs } from "./input-args.ts";
 import type { Relay, RelaySlot } from "./relay.ts";
 import type { SourceDownload } from "./source.ts";
 import { type Warm, WarmPool } from "./warm-pool.ts";

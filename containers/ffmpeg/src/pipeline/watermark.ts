@@ -19,6 +19,7 @@ import {
   outputPath,
   type PreparedJob,
   preferSourceError,
+  type TextMark,
 } from "./job.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
@@ -37,17 +38,6 @@ export interface MarkParams {
 interface WatermarkParams extends MarkParams {
   start: number | undefined;
   end: number | undefined;
-}
-
-/**
- * A text mark as the Worker drew it (src/images/text.ts, issue 17): the engine draws no text itself, it
- * overlays this bitmap like a logo, so images and video show the same pixels. Job field `text_mark`.
- */
-export interface TextMark {
-  /** The PNG (straight alpha, opacity applied, cropped to the ink); absent when nothing is drawn. */
-  png: Buffer | undefined;
-  /** The font size in px it was drawn at; scaled to the size the params ask for on this frame if they differ. */
-  fontSize: number;
 }
 
 /** The rendered mark's largest PNG (a 4-megapixel mark, MAX_MARK_PIXELS in the Worker, compresses far below). */
