@@ -9,7 +9,7 @@ import type http from "node:http";
 import path from "node:path";
 import { checkUrl } from "@p6/contract/address-policy";
 import { imageSize, notAnImage } from "@p6/contract/sniff";
-import { abortOnDisconnect, readJson, sendError, sendJson, sourceFields, streamFile } from "./http-io.ts";
+import { abortOnDisconnect, sendError, sourceFields, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
 import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
 import { type FetchPolicy, resolveUrl } from "./security/fetcher.ts";
@@ -24,13 +24,14 @@ export interface FetchRouteContext {
   log: (line: string) => void;
 }
 
+/** Answers on the Node response (`res`): the file is streamed disk → socket, errors after the fetch started too. */
 export async function fetchMedia(
   engine: FetchRouteContext,
+  body: Record<string, unknown>,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
   const { policy, tmpDir, log } = engine;
-  const body = await readJson(req);
   // The client's field the URL came from (a logo is params.watermark_url), named in every refusal.
   const field = body.field === "params.watermark_url" ? body.field : "source_url";
   if (typeof body.source_url === "string") {
@@ -111,13 +112,10 @@ const RESOLVE_FIELDS = new Set(["source_url", "params.watermark_url", "webhook"]
  */
 export async function resolveTarget(
   engine: Pick<FetchRouteContext, "policy">,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-): Promise<void> {
-  const body = await readJson(req);
+  body: Record<string, unknown>,
+): Promise<{ addresses: string[] }> {
   const field = typeof body.field === "string" && RESOLVE_FIELDS.has(body.field) ? body.field : null;
   if (field === null) throw invalid("field", `field must be one of ${[...RESOLVE_FIELDS].join(", ")}`);
   if (typeof body.url !== "string") throw invalid(field, `${field} must be a string`);
-  const addresses = await resolveUrl(body.url, field, engine.policy);
-  sendJson(res, 200, { addresses });
+  return { addresses: await resolveUrl(body.url, field, engine.policy) };
 }
