@@ -20,9 +20,17 @@ import { registerFileRoutes } from "./routes/files/get";
 import { OPERATION_PATHS, registerOperationRoutes } from "./routes/operations";
 import { registerTaskRoutes } from "./routes/tasks";
 import { taskReadAhead } from "./routes/tasks/get";
+import { registerUploadRoutes } from "./routes/uploads";
+import { tusResponseHeader } from "./routes/uploads/schema";
 import { registerGetUsage } from "./routes/usage/get";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
+
+/** Tus uploads carry raw bytes, not JSON: the body guard leaves them to src/uploads (bounded there). */
+const isUploadPath = (path: string) => path === "/v1/uploads" || path.startsWith("/v1/uploads/");
+/** tus discovery (OPTIONS /v1/uploads) needs no key, as tus clients and browsers send it without one. */
+const isPublic = (c: { req: { path: string; method: string } }) =>
+  PUBLIC_PATHS.has(c.req.path) || (c.req.method === "OPTIONS" && c.req.path === "/v1/uploads");
 
 /**
  * The application, built once. Middleware order: security headers (on the way out, every response) → request
@@ -42,12 +50,14 @@ export function createApp() {
     OPERATION_PATHS.has(c.req.path) ? debugServerTiming(c, next) : next(),
   );
   app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
+  app.use("/v1/uploads", tusResponseHeader); // Tus-Resumable on every answer, errors included
+  app.use("/v1/uploads/*", tusResponseHeader);
   app.use("/v1/*", requestLog); // writes after the response, once authentication named a key (src/requests)
-  app.use("/v1/*", async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : apiKeyAuth(c, next)));
+  app.use("/v1/*", async (c, next) => (isPublic(c) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", async (c, next) =>
     c.req.path === "/admin/v1/openapi.json" ? next() : adminAuth(c, next),
   );
-  app.use("/v1/*", bodyGuard);
+  app.use("/v1/*", async (c, next) => (isUploadPath(c.req.path) ? next() : bodyGuard(c, next)));
   app.use("/admin/v1/*", bodyGuard);
 
   app.get("/", (c) => c.json({ service: "p6 media API", docs: "/docs", openapi: "/v1/openapi.json" }));
@@ -55,6 +65,7 @@ export function createApp() {
 
   registerTaskRoutes(app);
   registerOperationRoutes(app);
+  registerUploadRoutes(app);
   registerGetAccount(app);
   registerGetUsage(app);
   registerAdminRoutes(app);

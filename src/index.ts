@@ -10,6 +10,7 @@ export { KeyGate } from "./auth/key-gate";
 export { AccountSlots } from "./capacity/account-slots";
 export { MediaEngineContainer } from "./engine/container";
 export { TaskRunner } from "./tasks/runner";
+export { UploadObject } from "./uploads/upload-object";
 export { SignInThrottle } from "./users/throttle";
 
 const app = createApp();

@@ -40,6 +40,9 @@ const ConfigSchema = z.object({
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
   TASK_MAX_QUEUE_WAIT_SECONDS: positiveInt(3600),
+  UPLOAD_MAX_BYTES: positiveInt(5 * 1024 ** 3),
+  UPLOAD_EXPIRY_SECONDS: positiveInt(86_400),
+  UPLOAD_RETENTION_SECONDS: positiveInt(7 * 86_400),
   ENGINE_INSTANCES: positiveInt(3),
   ENGINE_SLOTS: positiveInt(2),
   ENGINE_ACCOUNT_MAX_SLOTS: z.coerce
@@ -90,6 +93,12 @@ export type Config = {
   signupCredits: number;
   /** Console sign-ups one client address may make in an hour (src/users/throttle.ts). */
   signupsPerAddressPerHour: number;
+  /** Tus uploads (src/uploads): the largest Upload-Length accepted (default 5 GiB). */
+  uploadMaxBytes: number;
+  /** An upload still incomplete this long after its creation expires; its R2 multipart upload is aborted. */
+  uploadExpiryMs: number;
+  /** A complete upload is kept this long after its last byte, then deleted (docs/decisions.md "Uploads"). */
+  uploadRetentionMs: number;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -118,6 +127,9 @@ export function getConfig(env: Env): Config {
     webhookRetryDelaysSeconds: raw.WEBHOOK_RETRY_DELAYS_SECONDS,
     signupCredits: raw.SIGNUP_CREDITS,
     signupsPerAddressPerHour: raw.SIGNUPS_PER_ADDRESS_PER_HOUR,
+    uploadMaxBytes: raw.UPLOAD_MAX_BYTES,
+    uploadExpiryMs: raw.UPLOAD_EXPIRY_SECONDS * 1000,
+    uploadRetentionMs: raw.UPLOAD_RETENTION_SECONDS * 1000,
   };
   cache.set(env, config);
   return config;

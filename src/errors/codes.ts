@@ -8,6 +8,10 @@ export const ERROR_CODES = {
   RESOURCE_NOT_FOUND: { status: 404, title: "Not Found", suffix: "not-found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method Not Allowed", suffix: "method-not-allowed" },
   RESOURCE_CONFLICT: { status: 409, title: "Conflict", suffix: "conflict" },
+  /** Not in interface.md's table: a tus upload that expired (docs/decisions.md "Uploads"). */
+  RESOURCE_GONE: { status: 410, title: "Gone", suffix: "gone" },
+  /** Not in interface.md's table: a tus request without `Tus-Resumable: 1.0.0` (tus 1.0.0 core). */
+  TUS_VERSION_UNSUPPORTED: { status: 412, title: "Precondition Failed", suffix: "tus-version" },
   REQUEST_BODY_TOO_LARGE: { status: 413, title: "Payload Too Large", suffix: "too-large" },
   CONTENT_TYPE_UNSUPPORTED: {
     status: 415,
@@ -16,6 +20,8 @@ export const ERROR_CODES = {
   },
   /** Not in interface.md's table: /files answers an unsatisfiable Range with it (docs/decisions.md "Files"). */
   RANGE_NOT_SATISFIABLE: { status: 416, title: "Range Not Satisfiable", suffix: "range-not-satisfiable" },
+  /** Not in interface.md's table: a PATCH whose bytes do not match its Upload-Checksum (tus checksum extension). */
+  CHECKSUM_MISMATCH: { status: 460, title: "Checksum Mismatch", suffix: "checksum-mismatch" },
   IDEMPOTENCY_KEY_REUSE: { status: 422, title: "Idempotency Key Reuse", suffix: "idempotency" },
   RATE_LIMIT_EXCEEDED: { status: 429, title: "Too Many Requests", suffix: "rate-limit" },
   INTERNAL: { status: 500, title: "Internal Server Error", suffix: "internal" },
@@ -37,6 +43,9 @@ export const DEFAULT_DETAIL: Record<ErrorCode, string> = {
   RESOURCE_NOT_FOUND: "The requested resource does not exist.",
   METHOD_NOT_ALLOWED: "The method is not allowed on this resource.",
   RESOURCE_CONFLICT: "A request with the same Idempotency-Key is still in progress.",
+  RESOURCE_GONE: "The upload has expired; its bytes were discarded.",
+  TUS_VERSION_UNSUPPORTED: "Upload requests must send Tus-Resumable: 1.0.0.",
+  CHECKSUM_MISMATCH: "The bytes of this PATCH do not match its Upload-Checksum; none of them were kept.",
   REQUEST_BODY_TOO_LARGE: "The request body exceeds the maximum size of 1 MiB.",
   CONTENT_TYPE_UNSUPPORTED: "The media type is not supported.",
   RANGE_NOT_SATISFIABLE:

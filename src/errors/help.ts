@@ -19,6 +19,30 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
       "Fix the named fields and send the request again; retrying unchanged fails the same way.",
     ],
   },
+  RESOURCE_GONE: {
+    meaning:
+      "The upload existed but has expired: its bytes were discarded and it can no longer be resumed or used.",
+    causes: [
+      "An upload was still incomplete when its Upload-Expires time (24 h after creation by default) passed.",
+      "A complete upload was older than the retention time (7 days after its last byte by default).",
+    ],
+    actions: ["Create a new upload (POST /v1/uploads) and send the file again."],
+  },
+  TUS_VERSION_UNSUPPORTED: {
+    meaning: "An upload request did not say it speaks tus 1.0.0, the only version this service implements.",
+    causes: ["The Tus-Resumable header is missing, or names another version than 1.0.0."],
+    actions: [
+      "Send `Tus-Resumable: 1.0.0` on every request to /v1/uploads but OPTIONS (tus clients such as tus-js-client do).",
+    ],
+  },
+  CHECKSUM_MISMATCH: {
+    meaning: "The bytes a PATCH carried do not match the checksum it declared: they were not kept.",
+    causes: [
+      "The body was altered or cut in transit.",
+      "Upload-Checksum was computed over other bytes than the body (it covers this PATCH's body only, not the file).",
+    ],
+    actions: ["Send HEAD for the offset, then PATCH the same bytes again from there with their sha256."],
+  },
   RANGE_NOT_SATISFIABLE: {
     meaning: "A download asked for a byte range that lies wholly outside the file.",
     causes: [
@@ -90,10 +114,13 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
     causes: [
       "A request with the same Idempotency-Key is still being processed.",
       "A task was asked to cancel after it already ended.",
+      "An upload PATCH sent an Upload-Offset other than the upload's current offset (another PATCH got there first, or an interrupted one kept more bytes).",
+      "An upload that is not complete yet was named as source_upload_id or watermark_upload_id (the field is named).",
     ],
     actions: [
       "For an idempotency conflict, wait for the first request to finish (see Retry-After when present) and retry with the same key to receive its result.",
       "For a task, read it with GET /v1/tasks/{id}: it is already terminal.",
+      "For an upload, send HEAD /v1/uploads/{id} and PATCH from the Upload-Offset it reports; finish an upload before naming it as a source.",
     ],
   },
   REQUEST_BODY_TOO_LARGE: {
@@ -101,6 +128,7 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
     causes: [
       "The JSON body exceeds 1 MiB.",
       "The source media exceeds the size or pixel limits of the operation.",
+      "An upload's Upload-Length exceeds the maximum (5 GiB by default), or a PATCH carries bytes past its Upload-Length.",
     ],
     actions: ["Send a smaller body or a smaller source; retrying the same request fails the same way."],
   },

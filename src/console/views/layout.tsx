@@ -9,6 +9,7 @@ const NAV = [
   ["keys", "API keys", consolePaths.keys],
   ["webhooks", "Webhooks", consolePaths.webhooks],
   ["tasks", "Tasks", consolePaths.tasks],
+  ["uploads", "Uploads", `${consolePaths.overview}/uploads`],
   ["requests", "Request log", consolePaths.requests],
   ["credits", "Credits", consolePaths.credits],
   ["security", "Security", consolePaths.security],

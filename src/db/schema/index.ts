@@ -7,6 +7,7 @@ export * from "./idempotency-records";
 export * from "./passkeys";
 export * from "./sessions";
 export * from "./tasks";
+export * from "./uploads";
 export * from "./users";
 export * from "./webhook-attempts";
 export * from "./webhook-deliveries";

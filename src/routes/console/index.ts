@@ -10,6 +10,7 @@ import { registerOverview } from "../../console/pages/overview";
 import { registerRequestLog } from "../../console/pages/requests";
 import { registerSecurityPages, registerSignOut } from "../../console/pages/security";
 import { registerTaskPages } from "../../console/pages/tasks";
+import { registerUploadPages } from "../../console/pages/uploads";
 import { registerWebhookPages } from "../../console/pages/webhooks";
 import { CONSOLE, consolePaths } from "../../console/paths";
 import { requireUser, verifySessionForm } from "../../console/session";
@@ -51,6 +52,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
   registerWebhookPages(console);
   registerTaskPages(console);
   registerRequestLog(console);
+  registerUploadPages(console);
   registerCreditPages(console);
   registerSecurityPages(console);
   console.all("*", () => {

@@ -46,6 +46,11 @@ function build(app: OpenAPIHono<AppEnv>) {
         { name: "Tasks", description: "Asynchronous tasks." },
         { name: "Operations", description: "Synchronous media operations." },
         { name: "Files", description: "Signed, expiring output files." },
+        {
+          name: "Uploads",
+          description:
+            "Resumable uploads (tus 1.0.0: creation, creation-with-upload, expiration, termination, checksum sha256), usable as sources.",
+        },
         { name: "Account", description: "The account's balance, the calling key, and usage." },
         {
           name: "Webhooks",

@@ -231,13 +231,19 @@ describe("OpenAPI documents", () => {
         (op.parameters ?? []).filter((p) => p.in === "header").map((p) => p.name),
       ),
     );
-    // RFC 9110 (Range, If-Range, If-None-Match), RFC 7240 (Prefer), draft-ietf-httpapi-idempotency-key-header.
+    // RFC 9110 (Range, If-Range, If-None-Match), RFC 7240 (Prefer), draft-ietf-httpapi-idempotency-key-header,
+    // tus 1.0.0 (Tus-Resumable, Upload-*).
     expect([...spelled].sort()).toEqual([
       "Idempotency-Key",
       "If-None-Match",
       "If-Range",
       "Prefer",
       "Range",
+      "Tus-Resumable",
+      "Upload-Checksum",
+      "Upload-Length",
+      "Upload-Metadata",
+      "Upload-Offset",
       "X-Debug-Timing",
     ]);
   });

@@ -218,6 +218,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/uploads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an upload
+     * @description tus creation: a new upload of Upload-Length bytes (at most the server's maximum, 5 GiB by default: 413 beyond; Upload-Defer-Length is not supported). With a body in `application/offset+octet-stream` (creation-with-upload) its bytes are the first PATCH's. Upload-Metadata `filename` is kept and shown; the media type is sniffed from the bytes once complete. An incomplete upload expires 24 h after creation (Upload-Expires), a complete one is kept 7 days; uploads cost no credits (only the operations that read them do). Use a complete upload as `source_upload_id` or `watermark_upload_id` of any operation or task. Needs the write scope.
+     */
+    post: operations["createUpload"];
+    delete?: never;
+    /**
+     * What the tus server supports
+     * @description tus discovery; no API key needed. Tus-Version, Tus-Extension, Tus-Max-Size (the largest Upload-Length) and Tus-Checksum-Algorithm.
+     */
+    options: operations["discoverUploads"];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/uploads/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An upload as JSON
+     * @description Its size, offset, sniffed media type, state and expiry. No Tus-Resumable needed. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     */
+    get: operations["getUpload"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an upload
+     * @description tus termination: the upload's bytes are discarded at once (an incomplete upload's R2 multipart upload aborted), and the upload answers 404 from then on. Tasks already running on it keep the copy the engine fetched. Needs the write scope.
+     */
+    delete: operations["deleteUpload"];
+    options?: never;
+    /**
+     * An upload's offset
+     * @description tus core: where to resume. Upload-Offset (bytes kept so far), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     */
+    head: operations["headUpload"];
+    /**
+     * Append bytes to an upload
+     * @description tus core: the body's bytes are appended at Upload-Offset, which must be the upload's current offset (HEAD gives it; 409 otherwise). Content-Type `application/offset+octet-stream` (415 otherwise). A PATCH cut off midway keeps the bytes that arrived (resume from HEAD's Upload-Offset) — unless it carried Upload-Checksum (`sha256 <base64>` of this body), which is checked when the body ends: 460 on a mismatch, and nothing of that PATCH is kept. Bytes past Upload-Length → 413, nothing kept. Send at most 100 MB per PATCH (a Worker request's limit; tus-js-client: `chunkSize`). The PATCH that brings the last byte completes the upload. Needs the write scope.
+     */
+    patch: operations["patchUpload"];
+    trace?: never;
+  };
   "/v1/account": {
     parameters: {
       query?: never;
@@ -1392,6 +1448,38 @@ export interface components {
        */
       source_url: string;
       params?: components["schemas"]["VideoProbeParams"];
+    };
+    Upload: {
+      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      id: string;
+      /**
+       * @description uploading until every byte of Upload-Length arrived, then complete (usable as a source).
+       * @enum {string}
+       */
+      state: "uploading" | "complete";
+      /**
+       * @description Upload-Length: the file's size.
+       * @example 314572800
+       */
+      size_bytes: number;
+      /** @description Bytes received so far (= size_bytes when complete). */
+      offset: number;
+      /**
+       * @description Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null while uploading.
+       * @example video/mp4
+       */
+      media_type: string | null;
+      /** @description Upload-Metadata `filename`, when sent. */
+      filename: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      completed_at: string | null;
+      /**
+       * Format: date-time
+       * @description Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).
+       */
+      expires_at: string;
     };
     Account: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
@@ -3484,6 +3572,704 @@ export interface operations {
       };
       /** @description PROCESSING_TIMEOUT: Processing Timeout. */
       504: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  createUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required: `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable"?: string;
+        /** @description Required: the file's size in bytes. */
+        "Upload-Length"?: string;
+        /** @description Optional: comma-separated `key base64(value)` pairs; `filename` is kept. */
+        "Upload-Metadata"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/offset+octet-stream": string;
+      };
+    };
+    responses: {
+      /** @description Created; Location is the upload's URL, Upload-Offset what the body (if any) brought. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description The new upload's URL. */
+          Location?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CHECKSUM_MISMATCH: Checksum Mismatch. */
+      460: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  discoverUploads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The server's tus capabilities. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Tus-Version"?: string;
+          "Tus-Extension"?: string;
+          "Tus-Max-Size"?: string;
+          "Tus-Checksum-Algorithm"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getUpload: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The upload. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Upload"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  deleteUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required: `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  headUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required: `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The upload's offset and length. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description The file's declared size. */
+          "Upload-Length"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  patchUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required: `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable"?: string;
+        /** @description Required: where these bytes start. */
+        "Upload-Offset"?: string;
+        /** @description Optional: `sha256 <base64 digest of this body>`. */
+        "Upload-Checksum"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/offset+octet-stream": string;
+      };
+    };
+    responses: {
+      /** @description The bytes were kept; Upload-Offset is the new offset. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CHECKSUM_MISMATCH: Checksum Mismatch. */
+      460: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];

@@ -1,0 +1,33 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { errorResponses } from "../../errors/openapi";
+import type { AppEnv } from "../../http/context";
+import { readUpload, serializeUpload } from "../../uploads/service";
+import { headRoute, headUpload } from "./head";
+import { UploadIdParam, UploadSchema } from "./schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/uploads/{id}",
+  operationId: "getUpload",
+  tags: ["Uploads"],
+  summary: "An upload as JSON",
+  description:
+    "Its size, offset, sniffed media type, state and expiry. No Tus-Resumable needed. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.",
+  request: { params: UploadIdParam },
+  responses: {
+    200: { description: "The upload.", content: { "application/json": { schema: UploadSchema } } },
+    ...errorResponses(401, 403, 404, 410, 429, 500),
+  },
+});
+
+export function registerGetUpload(app: OpenAPIHono<AppEnv>) {
+  app.openAPIRegistry.registerPath(headRoute);
+  app.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    // Hono routes HEAD to the GET handler: HEAD is tus's offset request.
+    if (c.req.method === "HEAD") return (await headUpload(c, id)) as never;
+    const record = await readUpload(c.env, c.get("principal").accountId, id, Date.now());
+    c.header("Cache-Control", "no-store");
+    return c.json(serializeUpload(record), 200);
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The tus 1.0.0 protocol's headers (https://tus.io/protocols/resumable-upload): what the routes read and send.
+ * Pure functions; the rules that need state live in upload-object.ts.
+ */
+
+export const TUS_VERSION = "1.0.0";
+export const TUS_EXTENSIONS = [
+  "creation",
+  "creation-with-upload",
+  "expiration",
+  "termination",
+  "checksum",
+] as const;
+export const TUS_CHECKSUM_ALGORITHMS = ["sha256"] as const;
+/** The media type of a PATCH body (and of a creation-with-upload POST). */
+export const OFFSET_OCTET_STREAM = "application/offset+octet-stream";
+
+export type TusFailure = { code: TusErrorCode; detail: string; field?: string };
+export type TusErrorCode =
+  | "VALIDATION_INVALID_ARGUMENT"
+  | "TUS_VERSION_UNSUPPORTED"
+  | "CONTENT_TYPE_UNSUPPORTED"
+  | "REQUEST_BODY_TOO_LARGE";
+
+/** Every request but OPTIONS must say it speaks 1.0.0 (412 otherwise). */
+export function checkTusResumable(value: string | undefined): TusFailure | null {
+  if (value === undefined)
+    return { code: "TUS_VERSION_UNSUPPORTED", detail: "The Tus-Resumable header is missing; send 1.0.0." };
+  if (value.trim() !== TUS_VERSION)
+    return {
+      code: "TUS_VERSION_UNSUPPORTED",
+      detail: `Tus-Resumable ${JSON.stringify(value.slice(0, 40))} is not supported; this server speaks 1.0.0.`,
+    };
+  return null;
+}
+
+/** A non-negative integer header (Upload-Length, Upload-Offset, Content-Length), or null when malformed. */
+export function parseNonNegative(value: string | undefined): number | null {
+  if (value === undefined || !/^\d{1,16}$/.test(value.trim())) return null;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Upload-Metadata: comma-separated `key base64value` pairs (value optional); null when malformed. */
+export function parseMetadata(value: string | undefined): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  if (value === undefined || value.trim() === "") return out;
+  if (value.length > 4096) return null;
+  for (const pair of value.split(",")) {
+    const [key, encoded, ...rest] = pair.trim().split(" ");
+    if (!key || rest.length > 0 || !/^[\x21-\x2B\x2D-\x7E]+$/.test(key) || key in out) return null;
+    if (encoded === undefined) {
+      out[key] = "";
+      continue;
+    }
+    try {
+      out[key] = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+        Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0)),
+      );
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Upload-Checksum `sha256 <base64 digest>`: the expected digest bytes, or a failure to answer. */
+export function parseChecksum(
+  value: string | undefined,
+): { ok: true; digest: Uint8Array | null } | { ok: false; failure: TusFailure } {
+  if (value === undefined) return { ok: true, digest: null };
+  const [algorithm, encoded, ...rest] = value.trim().split(/\s+/);
+  if (algorithm?.toLowerCase() !== "sha256" || rest.length > 0)
+    return {
+      ok: false,
+      failure: {
+        code: "VALIDATION_INVALID_ARGUMENT",
+        field: "Upload-Checksum",
+        detail: "Upload-Checksum must be `sha256 <base64 digest>`: sha256 is the only algorithm supported.",
+      },
+    };
+  let digest: Uint8Array;
+  try {
+    digest = Uint8Array.from(atob(encoded ?? ""), (c) => c.charCodeAt(0));
+  } catch {
+    digest = new Uint8Array();
+  }
+  if (digest.byteLength !== 32)
+    return {
+      ok: false,
+      failure: {
+        code: "VALIDATION_INVALID_ARGUMENT",
+        field: "Upload-Checksum",
+        detail: "Upload-Checksum's sha256 digest must be 32 bytes in base64.",
+      },
+    };
+  return { ok: true, digest };
+}
+
+/** RFC 9110 IMF-fixdate, as Upload-Expires is sent. */
+export const httpDate = (ms: number) => new Date(ms).toUTCString();
+
+/**
+ * R2 multipart rules (developers.cloudflare.com/r2/objects/multipart-objects): parts of 5 MiB to 5 GiB, all but
+ * the last of one size, the last no larger, at most 10,000. Each upload gets one part size at creation: 8 MiB
+ * (so a part is one bounded buffer in its Durable Object), larger in whole MiB when 10,000 parts would not
+ * hold the declared length.
+ */
+export const MIN_PART_BYTES = 8 * 1024 * 1024;
+export const MAX_PARTS = 10_000;
+export function partSizeFor(length: number): number {
+  const mib = 1024 * 1024;
+  return Math.max(MIN_PART_BYTES, Math.ceil(length / MAX_PARTS / mib) * mib);
+}
