@@ -30,14 +30,16 @@ export function literalVerdict(url: string, field: TargetField, allowPrivate: bo
 }
 
 export type Targets = {
-  sourceUrl: string;
+  /** Absent when the source is an upload (source_upload_id): the Worker serves that one itself. */
+  sourceUrl?: string | undefined;
   /** params.watermark_url of a watermark operation. */
   watermarkUrl?: string | undefined;
   webhookUrl?: string | null | undefined;
 };
 
 function named(targets: Targets): [TargetField, string][] {
-  const list: [TargetField, string][] = [["source_url", targets.sourceUrl]];
+  const list: [TargetField, string][] = [];
+  if (targets.sourceUrl) list.push(["source_url", targets.sourceUrl]);
   if (targets.watermarkUrl) list.push(["params.watermark_url", targets.watermarkUrl]);
   if (targets.webhookUrl) list.push(["webhook", targets.webhookUrl]);
   return list;

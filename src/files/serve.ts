@@ -2,6 +2,9 @@ import type { FileRow } from "../db/schema";
 import { ApiError } from "../errors/api-error";
 import { type ByteRange, contentRange, parseRange } from "./range";
 
+/** What serving needs of a stored file (an output's row, or a complete upload's). */
+export type ServedFile = Pick<FileRow, "r2Key" | "sizeBytes" | "name" | "contentType">;
+
 function fileHeaders(file: Pick<FileRow, "name" | "contentType">, object: R2Object) {
   const headers = new Headers();
   object.writeHttpMetadata(headers);
@@ -27,7 +30,7 @@ const gone = () => new ApiError("RESOURCE_NOT_FOUND", "The file no longer exists
  * range is decided here from the file's size, so R2 is only ever asked for bytes that exist; conditional
  * requests are evaluated by R2 (`onlyIf`).
  */
-export async function serveFile(bucket: R2Bucket, file: FileRow, request: Request): Promise<Response> {
+export async function serveFile(bucket: R2Bucket, file: ServedFile, request: Request): Promise<Response> {
   const wanted = parseRange(request.headers.get("range"), file.sizeBytes);
   if (wanted === "unsatisfiable") {
     const head = await bucket.head(file.r2Key);
@@ -44,7 +47,7 @@ export async function serveFile(bucket: R2Bucket, file: FileRow, request: Reques
   return serve(bucket, file, request, wanted);
 }
 
-async function serve(bucket: R2Bucket, file: FileRow, request: Request, wanted: ByteRange | undefined) {
+async function serve(bucket: R2Bucket, file: ServedFile, request: Request, wanted: ByteRange | undefined) {
   const first = await bucket.get(file.r2Key, {
     onlyIf: request.headers,
     ...(wanted ? { range: wanted } : {}),

@@ -18,14 +18,14 @@ function hmacKey(secret: string) {
   return key;
 }
 
-async function signature(secret: string, fileId: string, name: string, expires: number) {
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await hmacKey(secret),
-    new TextEncoder().encode(`${fileId}/${name}:${expires}`),
-  );
+/** Hex HMAC-SHA256 of `message` under `secret` (the key imported once per secret). */
+export async function hmacHex(secret: string, message: string) {
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(message));
   return bytesToHex(new Uint8Array(mac));
 }
+
+const signature = (secret: string, fileId: string, name: string, expires: number) =>
+  hmacHex(secret, `${fileId}/${name}:${expires}`);
 
 /** /files/{file_id}/{name}?expires=<unix s>&signature=<hex HMAC-SHA256>, absolute on the service's origin. */
 export async function signFileUrl(

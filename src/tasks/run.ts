@@ -7,6 +7,7 @@ import { storeFile } from "../files/store";
 import { Timing } from "../http/timing";
 import { getOperation } from "../operations";
 import { withBudget } from "../operations/budget";
+import { materializeSources } from "../uploads/source";
 import type { StoredOutput } from "./serialize";
 import { type Ending, setProgress } from "./transitions";
 
@@ -41,8 +42,17 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunO
       .catch(() => {});
   }, PROGRESS_EVERY_MS);
   try {
-    const produced = await withBudget(svc.budgetMs ?? svc.config.taskBudgetMs, (budget) => {
+    const produced = await withBudget(svc.budgetMs ?? svc.config.taskBudgetMs, async (budget) => {
       const signal = AbortSignal.any([budget, svc.signal]);
+      // An upload source (stored as upload:<id>) checked again and signed for the engine for this run.
+      const { sourceUrl, params } = await materializeSources(svc.env, svc.config, {
+        accountId: task.accountId,
+        origin: task.origin,
+        sourceUrl: task.sourceUrl,
+        params: operation.params.parse(JSON.parse(task.params)),
+        jobMs: svc.config.taskBudgetMs,
+        now: Date.now(),
+      });
       return operation.run(
         {
           env: svc.env,
@@ -55,8 +65,8 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunO
           timeoutMs: svc.config.taskBudgetMs,
           priority: "low",
         },
-        task.sourceUrl,
-        operation.params.parse(JSON.parse(task.params)),
+        sourceUrl,
+        params as never,
       );
     });
     const now = Date.now();

@@ -10,6 +10,8 @@ import { OPERATIONS, schemaNameOf } from "../../operations";
 import { executeSync } from "../../operations/sync";
 import { checkTextMark } from "../../operations/text-mark";
 import type { Operation } from "../../operations/types";
+import { materializeSources, UPLOAD_SOURCE_PREFIX } from "../../uploads/source";
+import { oneSource, sourceShape } from "../sources";
 
 const headers = z.object({
   "idempotency-key": z
@@ -29,17 +31,32 @@ function routeFor(operation: Operation) {
   const [domain, name] = operation.type.split(".");
   const body = z
     .strictObject({
-      source_url: HttpUrl.openapi({
-        description: "Public http(s) URL of the source media.",
-        example: "https://example.com/in.mp4",
-      }),
+      ...sourceShape,
       // Absent params are validated as {} (a preprocess, so the document shows the params component itself).
       params: z.preprocess((value) => (value === undefined ? {} : value), operation.params),
     })
+    .superRefine(oneSource)
     .openapi(`${schemaNameOf(operation.type)}Request`, {
       example: { source_url: "https://example.com/input", params: operation.example },
     });
-  const errors = errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504);
+  const errors = errorResponses(
+    400,
+    401,
+    402,
+    403,
+    404,
+    405,
+    409,
+    410,
+    413,
+    415,
+    422,
+    429,
+    500,
+    502,
+    503,
+    504,
+  );
   return createRoute({
     method: "post",
     path: `/v1/${domain}/${name}`,
@@ -71,20 +88,30 @@ export const OPERATION_PATHS: ReadonlySet<string> = new Set(
 export function registerOperationRoutes(app: OpenAPIHono<AppEnv>) {
   for (const operation of OPERATIONS) {
     app.openapi(routeFor(operation), async (c) => {
-      const { source_url, params } = c.req.valid("json");
+      const { source_url, source_upload_id, params: given } = c.req.valid("json");
       // A text mark no font can draw is refused before the key is claimed or the source fetched.
-      await checkTextMark(c.env, params);
+      await checkTextMark(c.env, given);
       // URLs refused by their literal form (private, loopback, metadata in any spelling) are validation: the
       // 400 naming the field comes before credits and before the account's share of the engine.
       checkLiteralTargets(c.get("config").allowPrivateSources, {
         sourceUrl: source_url,
-        watermarkUrl: (params as { watermark_url?: string }).watermark_url,
+        watermarkUrl: (given as { watermark_url?: string }).watermark_url,
       });
       const url = new URL(c.req.url);
+      // Uploads named as sources: the account's and complete (404 / 410 / 409 naming the field), then handed
+      // to the engine as short-lived signed URLs (src/uploads/source.ts).
+      const { sourceUrl, params } = await materializeSources(c.env, c.get("config"), {
+        accountId: c.get("principal").accountId,
+        origin: url.origin,
+        sourceUrl: source_url ?? `${UPLOAD_SOURCE_PREFIX}${source_upload_id}`,
+        params: given,
+        jobMs: c.get("config").syncTimeoutMs,
+        now: Date.now(),
+      });
       const { response, replayed } = await executeSync(
         {
           operation,
-          sourceUrl: source_url,
+          sourceUrl,
           params,
           accountId: c.get("principal").accountId,
           requestId: c.get("requestId"),

@@ -11,7 +11,9 @@ import { createTask } from "../../tasks/create";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { taskWhenEnded } from "../../tasks/wait";
+import { checkUploadSources, UPLOAD_SOURCE_PREFIX } from "../../uploads/source";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
+import { oneSource, sourceShape } from "../sources";
 import { documentedTaskBody } from "./documented-body";
 import { TaskSchema } from "./schema";
 
@@ -21,11 +23,7 @@ const CreateTaskBody = z
       description: "The operation: every type of the registry (image.watermark, video.trim, …).",
       example: "video.trim",
     }),
-    source_url: HttpUrl.openapi({
-      description:
-        "Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).",
-      example: "https://example.com/in.mp4",
-    }),
+    ...sourceShape,
     idempotency_key: z.string().min(1).max(64).optional().openapi({
       description:
         "At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).",
@@ -60,10 +58,14 @@ const route = createRoute({
   tags: ["Tasks"],
   summary: "Create a task",
   description:
-    "Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.",
+    "Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks that `source_upload_id` and `params.watermark_upload_id` name complete uploads of the account (404 for an unknown or another account's, 410 expired, 409 incomplete, naming the field); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.",
   request: {
     headers: PreferWaitHeaders,
-    body: { required: true, content: { "application/json": { schema: CreateTaskBody } } },
+    // Exactly one of source_url or source_upload_id: refined here only, so the documented variants keep the shape.
+    body: {
+      required: true,
+      content: { "application/json": { schema: CreateTaskBody.superRefine(oneSource) } },
+    },
   },
   responses: {
     201: {
@@ -76,7 +78,7 @@ const route = createRoute({
       headers: headers("Idempotent-Replayed", "Preference-Applied"),
       content: { "application/json": { schema: TaskSchema } },
     },
-    ...errorResponses(400, 401, 402, 403, 405, 409, 413, 415, 429, 500),
+    ...errorResponses(400, 401, 402, 403, 404, 405, 409, 410, 413, 415, 429, 500),
   },
 });
 
@@ -99,6 +101,15 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
     // What the run would refuse at once, refused now, before the credits are reserved: a text mark no font
     // can draw (or over the pixel budget) is the same 400 as on the synchronous route.
     await checkTextMark(c.env, params.data);
+    await checkUploadSources(
+      c.env,
+      c.get("principal").accountId,
+      {
+        sourceUploadId: body.source_upload_id,
+        watermarkUploadId: (params.data as { watermark_upload_id?: string }).watermark_upload_id,
+      },
+      Date.now(),
+    );
     await checkTargets(
       { engine: targetResolver(c.env, config), dohUrl: config.dohUrl },
       config.allowPrivateSources,
@@ -114,7 +125,8 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
       accountId: c.get("principal").accountId,
       type: operation.type,
       cost: operation.cost,
-      sourceUrl: body.source_url,
+      // An upload is stored by reference and signed for the engine when the task runs (src/uploads/source.ts).
+      sourceUrl: body.source_url ?? `${UPLOAD_SOURCE_PREFIX}${body.source_upload_id}`,
       params: body.params ?? {},
       webhookUrl: body.webhook ?? null,
       webhookEvents: body.webhook_events_filter ?? null,

@@ -5,6 +5,7 @@ import { registerDeleteUpload } from "./delete";
 import { registerGetUpload } from "./get";
 import { registerUploadOptions } from "./options";
 import { registerPatchUpload } from "./patch";
+import { registerUploadSource } from "./source";
 
 /** Resumable uploads, tus 1.0.0 (src/uploads): OPTIONS, POST, HEAD, PATCH, GET (JSON), DELETE. */
 export function registerUploadRoutes(app: OpenAPIHono<AppEnv>) {
@@ -13,4 +14,5 @@ export function registerUploadRoutes(app: OpenAPIHono<AppEnv>) {
   registerGetUpload(app);
   registerPatchUpload(app);
   registerDeleteUpload(app);
+  registerUploadSource(app);
 }

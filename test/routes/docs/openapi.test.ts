@@ -96,8 +96,24 @@ describe("OpenAPI documents", () => {
     const statuses = (path: string, method: string) =>
       Object.keys(doc.paths[path]![method]!.responses).sort();
     expect(statuses("/v1/tasks", "get")).toEqual(["200", "400", "401", "403", "405", "429", "500"]);
+    // 404 / 410 / 409: a source_upload_id or watermark_upload_id that is unknown, expired or incomplete.
     expect(statuses("/v1/tasks", "post")).toEqual(
-      ["200", "201", "400", "401", "402", "403", "405", "409", "413", "415", "429", "500"].sort(),
+      [
+        "200",
+        "201",
+        "400",
+        "401",
+        "402",
+        "403",
+        "404",
+        "405",
+        "409",
+        "410",
+        "413",
+        "415",
+        "429",
+        "500",
+      ].sort(),
     );
     // 400: a Prefer header whose wait is not an integer from 1 to 60.
     expect(statuses("/v1/tasks/{id}", "get")).toEqual([
@@ -122,8 +138,10 @@ describe("OpenAPI documents", () => {
           "401",
           "402",
           "403",
+          "404",
           "405",
           "409",
+          "410",
           "413",
           "415",
           "422",
@@ -260,7 +278,10 @@ describe("OpenAPI documents", () => {
       const variant = deref(doc, { $ref: discriminator.mapping[op.type] });
       const properties = variant.properties as Record<string, Json>;
       expect(properties.type).toMatchObject({ enum: [op.type] });
-      expect(variant.required).toEqual(expect.arrayContaining(["type", "source_url"]));
+      // Exactly one of source_url or source_upload_id (the route refuses both or neither with 400).
+      expect(variant.required).toEqual(expect.arrayContaining(["type"]));
+      expect(variant.required).not.toContain("source_url");
+      expect(Object.keys(properties)).toEqual(expect.arrayContaining(["source_url", "source_upload_id"]));
       expect(variant.additionalProperties).toBe(false);
       const params = deref(doc, properties.params!);
       expect(params.type).toBe("object");
@@ -375,12 +396,14 @@ describe("OpenAPI documents", () => {
       };
       walk(schema);
     }
-    // A probe needs only source_url; a watermark's position is optional and its default is written down.
+    // A probe needs only its source (source_url or source_upload_id, one of them: neither is required alone);
+    // a watermark's position is optional and its default is written down.
     const probe = deref(
       doc,
       doc.paths["/v1/video/probe"]!.post!.requestBody!.content["application/json"]!.schema,
     );
-    expect(probe.required).toEqual(["source_url"]);
+    expect(probe.required).toBeUndefined();
+    expect(Object.keys(probe.properties as object)).toEqual(["source_url", "source_upload_id", "params"]);
     const watermark = deref(
       doc,
       doc.paths["/v1/image/watermark"]!.post!.requestBody!.content["application/json"]!.schema,

@@ -15,7 +15,7 @@ export interface paths {
     put?: never;
     /**
      * Create a task
-     * @description Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.
+     * @description Validates the type's params (a text mark with characters no font covers, or over the pixel budget at its font_size, is the 400 of the synchronous route, naming `params.text` or `params.font_size`); checks that `source_upload_id` and `params.watermark_upload_id` name complete uploads of the account (404 for an unknown or another account's, 410 expired, 409 incomplete, naming the field); checks `source_url`, `params.watermark_url` and `webhook` by the source rules (a URL whose host is or resolves to a loopback, private, link-local, metadata or unspecified address is refused with 400, `errors[].code` `forbidden_url` naming each field) before anything is reserved; reserves the type's cost in credits (402 when short; refunded if the task fails or is canceled) and queues the task. With `Prefer: wait=<seconds>` the answer (still 201, or 200 for a repeat) is held until the task ends or those seconds pass, and gives the task as it is then.
      */
     post: operations["createTask"];
     delete?: never;
@@ -726,10 +726,15 @@ export interface components {
       type: "image.watermark";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -748,10 +753,15 @@ export interface components {
     ImageWatermarkParams: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.
+       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url, watermark_upload_id or text.
        * @example https://example.com/logo.png
        */
       watermark_url?: string;
+      /**
+       * @description The logo as a complete upload of this account (POST /v1/uploads), in place of watermark_url. Another account's or an unknown id → 404, an incomplete one → 409, both naming params.watermark_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      watermark_upload_id?: string;
       /**
        * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
        * @example © Example 2026
@@ -861,10 +871,15 @@ export interface components {
       type: "video.watermark";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -883,10 +898,15 @@ export interface components {
     VideoWatermarkParams: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.
+       * @description Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url, watermark_upload_id or text.
        * @example https://example.com/logo.png
        */
       watermark_url?: string;
+      /**
+       * @description The logo as a complete upload of this account (POST /v1/uploads), in place of watermark_url. Another account's or an unknown id → 404, an incomplete one → 409, both naming params.watermark_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      watermark_upload_id?: string;
       /**
        * @description Text to draw instead of a logo (1–200 characters, "\n" starts a new line). Shaped with bidi and font fallback: Latin, Greek, Cyrillic, Arabic and Hebrew (shaped, right to left), the Indic scripts Devanagari, Bengali, Gurmukhi, Gujarati, Oriya (Odia), Tamil, Telugu, Kannada, Malayalam and Sinhala, Thai, Chinese (Simplified and Traditional), Japanese and Korean, and colour emoji (Noto Color Emoji: Unicode 15.1 sequences, ZWJ, flags, keycaps and skin tones included). Characters no font covers are refused with 400 naming them.
        * @example © Example 2026
@@ -957,10 +977,15 @@ export interface components {
       type: "video.extract-cover";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -1000,10 +1025,15 @@ export interface components {
       type: "video.trim";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -1041,10 +1071,15 @@ export interface components {
       type: "audio.trim";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -1077,10 +1112,15 @@ export interface components {
       type: "video.extract-audio";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -1121,10 +1161,15 @@ export interface components {
       type: "video.probe";
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media (checked at creation: a private or local address is refused with 400).
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       /**
        * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
        * @example order-1234
@@ -1185,10 +1230,15 @@ export interface components {
     ImageWatermarkRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params: components["schemas"]["ImageWatermarkParams"];
     };
     VideoWatermarkResult: {
@@ -1229,10 +1279,15 @@ export interface components {
     VideoWatermarkRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params: components["schemas"]["VideoWatermarkParams"];
     };
     VideoExtractCoverResult: {
@@ -1272,10 +1327,15 @@ export interface components {
     VideoExtractCoverRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params?: components["schemas"]["VideoExtractCoverParams"];
     };
     VideoTrimResult: {
@@ -1322,10 +1382,15 @@ export interface components {
     VideoTrimRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params: components["schemas"]["VideoTrimParams"];
     };
     AudioTrimResult: {
@@ -1369,10 +1434,15 @@ export interface components {
     AudioTrimRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params: components["schemas"]["AudioTrimParams"];
     };
     VideoExtractAudioResult: {
@@ -1411,10 +1481,15 @@ export interface components {
     VideoExtractAudioRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params?: components["schemas"]["VideoExtractAudioParams"];
     };
     VideoProbeResult: {
@@ -1443,10 +1518,15 @@ export interface components {
     VideoProbeRequest: {
       /**
        * Format: uri
-       * @description Public http(s) URL of the source media.
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
        * @example https://example.com/in.mp4
        */
-      source_url: string;
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
       params?: components["schemas"]["VideoProbeParams"];
     };
     Upload: {
@@ -1797,6 +1877,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -1817,6 +1909,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -2214,6 +2318,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -2234,6 +2350,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -2421,6 +2549,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -2441,6 +2581,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -2628,6 +2780,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -2648,6 +2812,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -2835,6 +3011,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -2855,6 +3043,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -3042,6 +3242,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -3062,6 +3274,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -3249,6 +3473,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -3269,6 +3505,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {
@@ -3456,6 +3704,18 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
       405: {
         headers: {
@@ -3476,6 +3736,18 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           [name: string]: unknown;
         };
         content: {

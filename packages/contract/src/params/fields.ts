@@ -26,3 +26,8 @@ export const HttpUrl = z
 export const HexColor = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/, "Must be #RRGGBB or #RRGGBBAA.");
+
+/** An upload's id (a ULID) as a request names it: source_upload_id, params.watermark_upload_id. */
+export const UploadId = z
+  .string()
+  .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "Must be an upload id (a 26-character ULID).");

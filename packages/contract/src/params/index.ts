@@ -12,7 +12,7 @@ import { ImageWatermarkParamsSchema, VideoWatermarkParamsSchema } from "./waterm
 import type { z } from "./zod.ts";
 
 export { AUDIO_FORMATS, type AudioFormat, SAMPLE_RATES, SAMPLE_RATES_OF } from "./audio.ts";
-export { HexColor, HttpUrl, Seconds } from "./fields.ts";
+export { HexColor, HttpUrl, Seconds, UploadId } from "./fields.ts";
 export { MARK_DEFAULTS, POSITIONS, type Position, TEXT_SCRIPTS } from "./mark.ts";
 export type { ImageWatermarkParams } from "./watermark.ts";
 export {

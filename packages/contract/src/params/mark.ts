@@ -1,4 +1,4 @@
-import { HexColor, HttpUrl } from "./fields.ts";
+import { HexColor, HttpUrl, UploadId } from "./fields.ts";
 import { z } from "./zod.ts";
 
 /**
@@ -43,8 +43,13 @@ export const MARK_DEFAULTS = {
 export const markSourceShape = {
   watermark_url: HttpUrl.optional().openapi({
     description:
-      "Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url or text.",
+      "Public http(s) URL of the logo: PNG, WebP or JPEG (alpha respected). Exactly one of watermark_url, watermark_upload_id or text.",
     example: "https://example.com/logo.png",
+  }),
+  watermark_upload_id: UploadId.optional().openapi({
+    description:
+      "The logo as a complete upload of this account (POST /v1/uploads), in place of watermark_url. Another account's or an unknown id → 404, an incomplete one → 409, both naming params.watermark_upload_id.",
+    example: "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
   }),
   text: z
     .string()
@@ -133,16 +138,26 @@ export const markPaintOptional = {
   scale: paint.scale.optional().openapi(paintDocs.scale),
 };
 
-/** Exactly one of watermark_url or text (a superRefine of both operations' params). */
-export function oneMark(params: { watermark_url?: string; text?: string }, ctx: z.RefinementCtx) {
-  const hasLogo = params.watermark_url !== undefined;
+/** Exactly one of watermark_url, watermark_upload_id or text (a superRefine of both operations' params). */
+export function oneMark(
+  params: { watermark_url?: string; watermark_upload_id?: string; text?: string },
+  ctx: z.RefinementCtx,
+) {
+  const hasUrl = params.watermark_url !== undefined;
+  const hasUpload = params.watermark_upload_id !== undefined;
   const hasText = params.text !== undefined;
-  if (hasLogo && hasText)
+  if (hasUrl && hasUpload)
+    ctx.addIssue({
+      code: "custom",
+      path: ["watermark_upload_id"],
+      message: "Give either watermark_url or watermark_upload_id, not both.",
+    });
+  if ((hasUrl || hasUpload) && hasText)
     ctx.addIssue({ code: "custom", path: ["text"], message: "Give either watermark_url or text, not both." });
-  if (!hasLogo && !hasText)
+  if (!hasUrl && !hasUpload && !hasText)
     ctx.addIssue({
       code: "custom",
       path: ["watermark_url"],
-      message: "One of watermark_url or text is required.",
+      message: "One of watermark_url, watermark_upload_id or text is required.",
     });
 }
