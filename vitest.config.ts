@@ -39,7 +39,7 @@ const worker = defineProject({
   test: {
     name: "worker",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/text/**"],
+    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/text/**", "test/uploads-e2e/**"],
     // The fonts server puts the R2 fonts (CJK) within reach of the image tests' FONTS bucket.
     globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],

@@ -5,11 +5,12 @@
  */
 import { authOverhead } from "./auth-overhead.ts";
 import { trickleServer } from "./lib/media.ts";
-import { startService } from "./lib/service.ts";
+import { startService, unlimitedKey } from "./lib/service.ts";
 import { operationBenchmarks } from "./operations.ts";
 import { signinHash } from "./signin-hash.ts";
 import { taskBenchmarks } from "./tasks.ts";
 import { textWatermark } from "./text-watermark.ts";
+import { uploadThroughput } from "./upload-throughput.ts";
 
 const service = await startService();
 const trickle = await trickleServer();
@@ -38,6 +39,7 @@ try {
     await operationBenchmarks(service);
     await taskBenchmarks(service);
     await textWatermark();
+    await uploadThroughput(service, await unlimitedKey(service));
   }
 } finally {
   trickle.close();

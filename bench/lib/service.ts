@@ -40,6 +40,8 @@ export async function startService(
     quiet?: boolean;
     /** More environment for `npm run dev` (bench:load's BENCH_PERF: V8's perf maps). */
     env?: Record<string, string>;
+    /** How long to wait for `npm run dev` to come up (default 5 min). */
+    readyTimeoutMs?: number;
   } = {},
 ): Promise<Service> {
   const root = path.resolve(import.meta.dirname, "../..");
@@ -62,7 +64,7 @@ export async function startService(
   let accountId: string | undefined;
   let apiKey: string | undefined;
   try {
-    [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, 300_000);
+    [, accountId] = await waitForLine(child, lines, /Dev account (\S+)/, options.readyTimeoutMs ?? 300_000);
     [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
   } catch (error) {
     stopGroup(child);
