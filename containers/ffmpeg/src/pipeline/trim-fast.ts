@@ -21,6 +21,7 @@ import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
+import { endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
 import { sec } from "./params.ts";
 
@@ -201,7 +202,10 @@ async function copiedVideo(ctx: JobContext, file: string, length: number): Promi
 interface Tail {
   /** Output options of the second copy ([] when the first one already ends right). */
   options: string[];
-  /** MP4: frames are presented at or past `end` (kept for frames before it to decode): its edit list ends there. */
+  /**
+   * The last frame kept lasts past `end` (MP4: or frames are presented at or past it, kept for frames before
+   * it to decode): the file written is ended there, by its edit list (MP4) or its last frame's BlockDuration.
+   */
   editEnd: boolean;
 }
 
@@ -216,9 +220,9 @@ interface Tail {
  *
  * Matroska and WebM have no edit list: no packet is kept from the first one, in decode order, whose frame is
  * presented at or after `end` (a B-frame stream may so end a few frames before `end`), and the last kept
- * frame, when it lasts past `end`, is cut to end there: by packet number and a ratio of the packet's own
- * duration (bitstream filters see ffmpeg 5.1's copied packets in the muxer's time base but are told the
- * source's, so no time can be written into them).
+ * frame, when it lasts past `end`, is given a BlockDuration that ends there (mkv-end.ts): ffmpeg 5.1's
+ * Matroska muxer writes no duration for video blocks, whatever the packet's, so the frame lasted the track's
+ * DefaultDuration.
  */
 async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean): Promise<Tail | null> {
   const total = await videoPackets(ctx, file);
@@ -250,20 +254,7 @@ async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean
   let lastIndex = -1;
   for (let i = 0; i < kept; i++) if (lastIndex < 0 || times[i]! > times[lastIndex]!) lastIndex = i;
   const options = firstPast < 0 ? [] : ["-frames:v", String(offset + kept)];
-  if (lastIndex < 0 || !(durations[lastIndex]! > 0) || !lasts(lastIndex)) return { options, editEnd: false };
-  const ratio = (end - times[lastIndex]!) / durations[lastIndex]!;
-  const n = offset + lastIndex;
-  return {
-    options: [
-      ...options,
-      // setts rewrites pts and dts from its `ts` expression unless they are given: kept as they are.
-      ...[
-        "-bsf:v",
-        `setts=pts=PTS:dts=DTS:duration='if(eq(N\\,${n})\\,max(1\\,DURATION*${ratio.toFixed(6)})\\,DURATION)'`,
-      ],
-    ],
-    editEnd: false,
-  };
+  return { options, editEnd: lastIndex >= 0 && lasts(lastIndex) };
 }
 
 /** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
@@ -339,6 +330,20 @@ export interface Cut {
 export async function copyCut(
   ctx: JobContext,
   input: Input,
+  presentedStart: number,
+  presentedEnd: number,
+): Promise<Cut | null> {
+  // A file whose first timestamp is negative (an Opus or AAC encoder delay, read as a start of -7 or -21 ms)
+  // presents from its time 0: the samples before it are dropped by the decoder, and a player's clock starts at
+  // 0. The window counts from there; ffmpeg's -ss and the probes below count from the file's first timestamp.
+  const shift = Math.max(0, -input.info.startTime);
+  const cut = await copyCutFromFirst(ctx, input, presentedStart + shift, presentedEnd + shift);
+  return cut === null ? null : { ...cut, start: Math.max(0, cut.start - shift) };
+}
+
+async function copyCutFromFirst(
+  ctx: JobContext,
+  input: Input,
   askedStart: number,
   end: number,
 ): Promise<Cut | null> {
@@ -374,11 +379,13 @@ export async function copyCut(
   if (tail.options.length > 0) await copyVideo(tail.options);
   const copy = await copiedVideo(ctx, videoFile, end - start);
   if (copy === null || copy.span <= 0) return null;
-  // An MP4 whose frames run past `end` is ended there by its edit list (below).
+  // A copy whose frames run past `end` is ended there (below): by its edit list (MP4), by its last frame's
+  // BlockDuration (Matroska, WebM).
   const span = tail.editEnd ? Math.min(copy.span, end - start) : copy.span;
-  // The edit list is written last, on the file sent: remuxing it would write ffmpeg's own over every sample.
+  // Written last, on the file sent: a remux would write ffmpeg's own edit list, or no block duration.
+  const endAt = mp4 ? endVideoAt : endMatroskaVideoAt;
   const ended = async (): Promise<Cut | null> =>
-    !tail.editEnd || (await endVideoAt(out, end - start)) ? { path: out, container, start } : null;
+    !tail.editEnd || (await endAt(out, end - start)) ? { path: out, container, start } : null;
   // Every packet of the copy claims a keyframe: fine for an intra-only codec; for an inter codec the flags
   // lie, and a player seeking in the output would start decoding from a predicted picture.
   let packetsFromSource: number | null = null;
@@ -395,7 +402,7 @@ export async function copyCut(
   if (audio === null) return ended();
 
   const seek = Math.max(0, start - AUDIO_PREROLL);
-  const cut = `atrim=start=${sec(start - seek)}:duration=${sec(span)},asetpts=PTS-STARTPTS`;
+  const audioCut = `atrim=start=${sec(start - seek)}:duration=${sec(span)},asetpts=PTS-STARTPTS`;
   await ctx
     .runFfmpeg(
       [
@@ -410,7 +417,7 @@ export async function copyCut(
         // The same packets the measured copy holds.
         ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
-        ...withAudioFilter(cut, audioEncoding(input, container)),
+        ...withAudioFilter(audioCut, audioEncoding(input, container)),
         ...trimMuxOptions(container),
         ...["-f", container.muxer, out],
       ],

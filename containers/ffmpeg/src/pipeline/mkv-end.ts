@@ -1,0 +1,399 @@
+/**
+ * Ending a Matroska/WebM video at a chosen time by its last frame's BlockDuration, for a fast trim's copied
+ * tail: a copied frame lasts until the next one, and the last one by its block's duration, or, without one,
+ * by the track's DefaultDuration (a whole frame). ffmpeg 5.1's Matroska muxer writes video as SimpleBlocks
+ * (BlockGroups only for blocks with additions, as VP8 alpha) and never a BlockDuration for video, whatever the
+ * packet's duration: the last frame so lasted past `end`. The file it wrote is edited here: the last video
+ * frame (by presentation time) becomes, or stays, a BlockGroup { Block, ReferenceBlock?, BlockDuration }, and
+ * what follows it shifts by the bytes added: its Cluster's size (and CRC-32), the Segment's size, the SeekHead's
+ * positions past it (and CRC-32), the Cues' cluster and relative positions past it (and CRC-32). The Segment's
+ * Duration, when it runs past `end`, is set to `end`.
+ *
+ * Hand-written rather than through an npm EBML library: the maintained ones (ebml, ts-ebml) decode a whole
+ * file into their own element model and encode it anew (unknown-size elements, size-field widths and ffmpeg's
+ * reserved Void are not kept byte for byte), where five fields of a known layout need editing in place.
+ * Every field is rewritten in the width ffmpeg gave it; a value that no longer fits it (a cluster crossing a
+ * size-field boundary by the few bytes added) is not edited (false), and the caller does not copy.
+ */
+
+import { open, rename, rm } from "node:fs/promises";
+import { crc32 } from "node:zlib";
+
+const ID = {
+  segment: 0x18538067,
+  seekHead: 0x114d9b74,
+  seek: 0x4dbb,
+  seekPosition: 0x53ac,
+  info: 0x1549a966,
+  duration: 0x4489,
+  timestampScale: 0x2ad7b1,
+  tracks: 0x1654ae6b,
+  trackEntry: 0xae,
+  trackNumber: 0xd7,
+  trackType: 0x83,
+  cluster: 0x1f43b675,
+  timestamp: 0xe7,
+  simpleBlock: 0xa3,
+  blockGroup: 0xa0,
+  block: 0xa1,
+  blockDuration: 0x9b,
+  referenceBlock: 0xfb,
+  cues: 0x1c53bb6b,
+  cuePoint: 0xbb,
+  cueTrackPositions: 0xb7,
+  cueClusterPosition: 0xf1,
+  cueRelativePosition: 0xf0,
+  crc32: 0xbf,
+} as const;
+
+interface Element {
+  id: number;
+  /** Offset of the element's ID. */
+  start: number;
+  /** Bytes of its size field. */
+  sizeWidth: number;
+  /** Offset of its data. */
+  data: number;
+  /** Bytes of data; -1 for an unknown size. */
+  size: number;
+}
+
+/** Width of the variable-length integer starting with `first` (1–8; 9 for an invalid byte 0). */
+function vintWidth(first: number): number {
+  let width = 1;
+  while (width <= 8 && !(first & (0x80 >> (width - 1)))) width++;
+  return width;
+}
+
+/** The element whose header starts at `pos` in `buf` (null when the header is cut off or invalid). */
+function header(buf: Buffer, pos: number, base = 0): Element | null {
+  if (pos >= buf.length) return null;
+  const idWidth = vintWidth(buf[pos]!);
+  if (idWidth > 4 || pos + idWidth >= buf.length) return null;
+  let id = 0;
+  for (let i = 0; i < idWidth; i++) id = id * 256 + buf[pos + i]!;
+  const sizeAt = pos + idWidth;
+  const sizeWidth = vintWidth(buf[sizeAt]!);
+  if (sizeWidth > 8 || sizeAt + sizeWidth > buf.length) return null;
+  let size = buf[sizeAt]! & (0xff >> sizeWidth);
+  let unknown = size === 0xff >> sizeWidth;
+  for (let i = 1; i < sizeWidth; i++) {
+    size = size * 256 + buf[sizeAt + i]!;
+    if (buf[sizeAt + i] !== 0xff) unknown = false;
+  }
+  return { id, start: base + pos, sizeWidth, data: base + sizeAt + sizeWidth, size: unknown ? -1 : size };
+}
+
+/** The children of the element data `buf[from, to)`; `base` is the file offset of `buf[0]`. */
+function children(buf: Buffer, from: number, to: number, base = 0): Element[] {
+  const out: Element[] = [];
+  for (let p = from; p < to; ) {
+    const e = header(buf, p, base);
+    if (e === null || e.size < 0) break;
+    out.push(e);
+    p = e.data - base + e.size;
+  }
+  return out;
+}
+
+const readUint = (buf: Buffer, from: number, size: number): number => {
+  let v = 0;
+  for (let i = 0; i < size; i++) v = v * 256 + buf[from + i]!;
+  return v;
+};
+
+/** `value` written into `width` bytes of `buf` at `at`; false when it does not fit. */
+function writeUint(buf: Buffer, at: number, width: number, value: number): boolean {
+  if (value < 0 || value >= 2 ** (8 * width)) return false;
+  for (let i = width - 1, v = value; i >= 0; i--, v = Math.floor(v / 256)) buf[at + i] = v % 256;
+  return true;
+}
+
+/** An element size `value` written as a `width`-byte EBML number; false when it does not fit. */
+function writeSize(buf: Buffer, at: number, width: number, value: number): boolean {
+  // All ones is reserved for "unknown".
+  if (value < 0 || value >= 2 ** (7 * width) - 1) return false;
+  writeUint(buf, at, width, value);
+  buf[at] = buf[at]! | (0x80 >> (width - 1));
+  return true;
+}
+
+function sizeBytes(value: number): Buffer {
+  let width = 1;
+  while (value >= 2 ** (7 * width) - 1) width++;
+  const out = Buffer.alloc(width);
+  writeSize(out, 0, width, value);
+  return out;
+}
+
+function idBytes(id: number): Buffer {
+  const width = id > 0xffffff ? 4 : id > 0xffff ? 3 : id > 0xff ? 2 : 1;
+  const out = Buffer.alloc(width);
+  writeUint(out, 0, width, id);
+  return out;
+}
+
+const element = (id: number, data: Buffer): Buffer =>
+  Buffer.concat([idBytes(id), sizeBytes(data.length), data]);
+
+function uintElement(id: number, value: number): Buffer {
+  let width = 1;
+  while (value >= 2 ** (8 * width)) width++;
+  const data = Buffer.alloc(width);
+  writeUint(data, 0, width, value);
+  return element(id, data);
+}
+
+function intElement(id: number, value: number): Buffer {
+  let width = 1;
+  while (value < -(2 ** (8 * width - 1)) || value >= 2 ** (8 * width - 1)) width++;
+  const data = Buffer.alloc(width);
+  data.writeIntBE(value, 0, width);
+  return element(id, data);
+}
+
+/** Rewrites the CRC-32 element that opens a master's data (`buf[from, to)`), if it has one. */
+function fixCrc(buf: Buffer, from: number, to: number): void {
+  const first = header(buf, from);
+  if (first === null || first.id !== ID.crc32 || first.size !== 4) return;
+  buf.writeUInt32LE(crc32(buf.subarray(first.data + 4, to)), first.data);
+}
+
+async function readAt(fh: Awaited<ReturnType<typeof open>>, pos: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await fh.read(buf, 0, length, pos);
+  return buf.subarray(0, bytesRead);
+}
+
+interface VideoBlock {
+  /** The SimpleBlock or BlockGroup, offsets within its cluster's buffer. */
+  element: Element;
+  /** Its Block's data (track number, relative time, flags, frame), within the cluster's buffer. */
+  block: Element;
+  simple: boolean;
+  /** Timestamp in the segment's ticks. */
+  time: number;
+}
+
+/** The video blocks of a cluster's buffer (the whole element, from its ID), with their times. */
+function videoBlocks(buf: Buffer, track: number): VideoBlock[] {
+  const cluster = header(buf, 0)!;
+  let clusterTime = 0;
+  const out: VideoBlock[] = [];
+  for (const e of children(buf, cluster.data, cluster.data + cluster.size)) {
+    if (e.id === ID.timestamp) clusterTime = readUint(buf, e.data, e.size);
+    const block =
+      e.id === ID.simpleBlock
+        ? e
+        : e.id === ID.blockGroup
+          ? children(buf, e.data, e.data + e.size).find((c) => c.id === ID.block)
+          : undefined;
+    if (block === undefined) continue;
+    const trackWidth = vintWidth(buf[block.data]!);
+    if (readUint(buf, block.data, trackWidth) - (0x80 << (8 * (trackWidth - 1))) !== track) continue;
+    const time = clusterTime + buf.readInt16BE(block.data + trackWidth);
+    out.push({ element: e, block, simple: e.id === ID.simpleBlock, time });
+  }
+  return out;
+}
+
+/** Clusters read back from the file's end to find the last frame presented (B-frames reorder across blocks). */
+const CLUSTERS_SCANNED = 2;
+
+/**
+ * Sets the presentation of the video in `file` (Matroska or WebM, as ffmpeg writes it) to end at `end` seconds
+ * by the BlockDuration of its last frame. False when the file's layout is not one edited here (an unknown
+ * size, a value outgrowing its field) or the last frame starts at or after `end`.
+ */
+export async function endMatroskaVideoAt(file: string, end: number): Promise<boolean> {
+  const fh = await open(file, "r");
+  let segment: Element;
+  let clusters: Element[] = [];
+  const top: Element[] = [];
+  let scale = 1_000_000;
+  let track: number | undefined;
+  let clusterBuf: Buffer | undefined;
+  let target: (VideoBlock & { cluster: Element; previous: number | undefined }) | undefined;
+  try {
+    const { size: fileSize } = await fh.stat();
+    const head = await readAt(fh, 0, 64);
+    const ebml = header(head, 0);
+    if (ebml === null || ebml.size < 0) return false;
+    const seg = header(await readAt(fh, ebml.data + ebml.size, 16), 0, ebml.data + ebml.size);
+    if (seg === null || seg.id !== ID.segment) return false;
+    segment = seg;
+    const segmentEnd = seg.size < 0 ? fileSize : Math.min(fileSize, seg.data + seg.size);
+    for (let p = seg.data; p < segmentEnd; ) {
+      const e = header(await readAt(fh, p, 16), 0, p);
+      if (e === null || e.size < 0) return false;
+      top.push(e);
+      p = e.data + e.size;
+    }
+    clusters = top.filter((e) => e.id === ID.cluster);
+    const info = top.find((e) => e.id === ID.info);
+    if (info !== undefined) {
+      const buf = await readAt(fh, info.data, info.size);
+      const ts = children(buf, 0, buf.length).find((c) => c.id === ID.timestampScale);
+      if (ts !== undefined) scale = readUint(buf, ts.data, ts.size);
+    }
+    const tracks = top.find((e) => e.id === ID.tracks);
+    if (tracks === undefined) return false;
+    const tbuf = await readAt(fh, tracks.data, tracks.size);
+    for (const entry of children(tbuf, 0, tbuf.length).filter((c) => c.id === ID.trackEntry)) {
+      const fields = children(tbuf, entry.data, entry.data + entry.size);
+      const type = fields.find((f) => f.id === ID.trackType);
+      const number = fields.find((f) => f.id === ID.trackNumber);
+      if (type !== undefined && number !== undefined && readUint(tbuf, type.data, type.size) === 1) {
+        track = readUint(tbuf, number.data, number.size);
+        break;
+      }
+    }
+    if (track === undefined) return false;
+    let scanned = 0;
+    for (let i = clusters.length - 1; i >= 0 && scanned < CLUSTERS_SCANNED; i--) {
+      const cluster = clusters[i]!;
+      const buf = await readAt(fh, cluster.start, cluster.data - cluster.start + cluster.size);
+      const blocks = videoBlocks(buf, track);
+      if (blocks.length === 0) continue;
+      scanned++;
+      blocks.forEach((b, j) => {
+        if (target === undefined || b.time > target.time) {
+          target = { ...b, cluster, previous: blocks[j - 1]?.time };
+          clusterBuf = buf;
+        }
+      });
+    }
+  } finally {
+    await fh.close();
+  }
+  if (target === undefined || clusterBuf === undefined) return false;
+  const endTicks = Math.round((end * 1e9) / scale);
+  const duration = endTicks - target.time;
+  if (duration <= 0) return false;
+
+  // The new BlockGroup: the frame's Block, its references, and the duration.
+  const buf = clusterBuf;
+  const old = target.element;
+  let group: Buffer;
+  if (target.simple) {
+    const blockData = Buffer.from(buf.subarray(old.data, old.data + old.size));
+    const trackWidth = vintWidth(blockData[0]!);
+    const flags = blockData[trackWidth + 2]!;
+    // A SimpleBlock's keyframe (0x80) and discardable (0x01) flags have no place in a Block's flags byte: a
+    // BlockGroup is a keyframe when it references no other block.
+    blockData[trackWidth + 2] = flags & 0x7e;
+    const keyframe = (flags & 0x80) !== 0;
+    const reference = target.previous === undefined ? -1 : target.previous - target.time || -1;
+    group = element(
+      ID.blockGroup,
+      Buffer.concat([
+        element(ID.block, blockData),
+        ...(keyframe ? [] : [intElement(ID.referenceBlock, reference)]),
+        uintElement(ID.blockDuration, duration),
+      ]),
+    );
+  } else {
+    const kept = children(buf, old.data, old.data + old.size)
+      .filter((c) => c.id !== ID.blockDuration)
+      .map((c) => buf.subarray(c.start, c.data + c.size));
+    group = element(ID.blockGroup, Buffer.concat([...kept, uintElement(ID.blockDuration, duration)]));
+  }
+  const delta = group.length - (old.data + old.size - old.start);
+  const cluster = target.cluster;
+  const clusterHead = cluster.data - cluster.start;
+  const newCluster = Buffer.concat([buf.subarray(0, old.start), group, buf.subarray(old.data + old.size)]);
+  if (
+    !writeSize(
+      newCluster,
+      cluster.data - cluster.start - cluster.sizeWidth,
+      cluster.sizeWidth,
+      cluster.size + delta,
+    )
+  )
+    return false;
+  fixCrc(newCluster, clusterHead, newCluster.length);
+  // Positions in the SeekHead and Cues are from the Segment's data; past the old block they move by delta.
+  const editAt = cluster.start + old.start;
+  const clusterRel = cluster.start - segment.data;
+  const blockInCluster = old.start - clusterHead;
+  const moved = (pos: number) => (segment.data + pos > editAt ? pos + delta : pos);
+
+  const patches: { at: number; data: Buffer }[] = [];
+  const fh2 = await open(file, "r");
+  try {
+    if (segment.size >= 0) {
+      const seg = Buffer.alloc(segment.sizeWidth);
+      if (!writeSize(seg, 0, segment.sizeWidth, segment.size + delta)) return false;
+      patches.push({ at: segment.data - segment.sizeWidth, data: seg });
+    }
+    for (const e of top.filter((t) => t.id === ID.seekHead || t.id === ID.cues || t.id === ID.info)) {
+      const data = await readAt(fh2, e.data, e.size);
+      for (const entry of children(data, 0, data.length)) {
+        // The Segment's duration (ffmpeg's: the last packet's end, a whole frame past `end`), when it runs past
+        // the video's new end: the caller cuts any audio to the same end.
+        if (e.id === ID.info && entry.id === ID.duration && (entry.size === 8 || entry.size === 4)) {
+          const read = entry.size === 8 ? data.readDoubleBE(entry.data) : data.readFloatBE(entry.data);
+          if (read > endTicks) {
+            if (entry.size === 8) data.writeDoubleBE(endTicks, entry.data);
+            else data.writeFloatBE(endTicks, entry.data);
+          }
+        }
+        const fields = children(data, entry.data, entry.data + entry.size);
+        if (e.id === ID.seekHead && entry.id === ID.seek) {
+          const pos = fields.find((f) => f.id === ID.seekPosition);
+          if (pos === undefined) continue;
+          if (!writeUint(data, pos.data, pos.size, moved(readUint(data, pos.data, pos.size)))) return false;
+        }
+        if (e.id === ID.cues && entry.id === ID.cuePoint) {
+          for (const tp of fields.filter((f) => f.id === ID.cueTrackPositions)) {
+            const cue = children(data, tp.data, tp.data + tp.size);
+            const at = cue.find((f) => f.id === ID.cueClusterPosition);
+            const rel = cue.find((f) => f.id === ID.cueRelativePosition);
+            if (at === undefined) continue;
+            const pos = readUint(data, at.data, at.size);
+            if (rel !== undefined && pos === clusterRel) {
+              const r = readUint(data, rel.data, rel.size);
+              if (r > blockInCluster && !writeUint(data, rel.data, rel.size, r + delta)) return false;
+            }
+            if (!writeUint(data, at.data, at.size, moved(pos))) return false;
+          }
+        }
+      }
+      fixCrc(data, 0, data.length);
+      patches.push({ at: e.data > editAt ? e.data + delta : e.data, data });
+    }
+  } finally {
+    await fh2.close();
+  }
+
+  // The file again: up to the cluster, the new cluster, the rest; then the patches at their new offsets.
+  const tmp = `${file}.end`;
+  const src = await open(file, "r");
+  const dst = await open(tmp, "w");
+  try {
+    const copy = async (from: number, to: number, at: number) => {
+      const chunk = Buffer.alloc(1 << 20);
+      for (let p = from; p < to; ) {
+        const { bytesRead } = await src.read(chunk, 0, Math.min(chunk.length, to - p), p);
+        if (bytesRead <= 0) break;
+        await dst.write(chunk, 0, bytesRead, at + (p - from));
+        p += bytesRead;
+      }
+    };
+    const { size: fileSize } = await src.stat();
+    const clusterEnd = cluster.data + cluster.size;
+    await copy(0, cluster.start, 0);
+    await dst.write(newCluster, 0, newCluster.length, cluster.start);
+    await copy(clusterEnd, fileSize, clusterEnd + delta);
+    for (const p of patches) await dst.write(p.data, 0, p.data.length, p.at);
+  } catch (err) {
+    await dst.close();
+    await rm(tmp, { force: true });
+    throw err;
+  } finally {
+    await src.close();
+  }
+  await dst.close();
+  await rename(tmp, file);
+  return true;
+}
