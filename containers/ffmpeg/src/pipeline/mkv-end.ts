@@ -7,7 +7,7 @@
  * frame (by presentation time) becomes, or stays, a BlockGroup { Block, ReferenceBlock?, BlockDuration }, and
  * what follows it shifts by the bytes added: its Cluster's size (and CRC-32), the Segment's size, the SeekHead's
  * positions past it (and CRC-32), the Cues' cluster and relative positions past it (and CRC-32). The Segment's
- * Duration, when it runs past `end`, is set to `end`.
+ * Duration is set to `end` (the caller cuts any audio to the same end).
  *
  * Hand-written rather than through an npm EBML library: the maintained ones (ebml, ts-ebml) decode a whole
  * file into their own element model and encode it anew (unknown-size elements, size-field widths and ffmpeg's
@@ -329,14 +329,11 @@ export async function endMatroskaVideoAt(file: string, end: number): Promise<boo
     for (const e of top.filter((t) => t.id === ID.seekHead || t.id === ID.cues || t.id === ID.info)) {
       const data = await readAt(fh2, e.data, e.size);
       for (const entry of children(data, 0, data.length)) {
-        // The Segment's duration (ffmpeg's: the last packet's end, a whole frame past `end`), when it runs past
-        // the video's new end: the caller cuts any audio to the same end.
+        // The Segment's duration (ffmpeg's: the last packet's end by its default duration): the video's new
+        // end. The caller cuts any audio to the same end.
         if (e.id === ID.info && entry.id === ID.duration && (entry.size === 8 || entry.size === 4)) {
-          const read = entry.size === 8 ? data.readDoubleBE(entry.data) : data.readFloatBE(entry.data);
-          if (read > endTicks) {
-            if (entry.size === 8) data.writeDoubleBE(endTicks, entry.data);
-            else data.writeFloatBE(endTicks, entry.data);
-          }
+          if (entry.size === 8) data.writeDoubleBE(endTicks, entry.data);
+          else data.writeFloatBE(endTicks, entry.data);
         }
         const fields = children(data, entry.data, entry.data + entry.size);
         if (e.id === ID.seekHead && entry.id === ID.seek) {

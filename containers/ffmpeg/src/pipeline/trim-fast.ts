@@ -24,6 +24,7 @@ import { mediaInfo } from "./media-info.ts";
 import { endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
 import { sec } from "./params.ts";
+import { videoEnd } from "./source-timing.ts";
 
 /** Packets read after seeking to find the keyframe at or before start. */
 const KEYFRAME_SCAN = "+#64";
@@ -220,7 +221,8 @@ interface Tail {
  *
  * Matroska and WebM have no edit list: no packet is kept from the first one, in decode order, whose frame is
  * presented at or after `end` (a B-frame stream may so end a few frames before `end`), and the last kept
- * frame, when it lasts past `end`, is given a BlockDuration that ends there (mkv-end.ts): ffmpeg 5.1's
+ * frame is given a BlockDuration that ends there, whether it lasted past `end` or ended before it (unless a
+ * frame shown before `end` was dropped with the tail): mkv-end.ts. ffmpeg 5.1's
  * Matroska muxer writes no duration for video blocks, whatever the packet's, so the frame lasted the track's
  * DefaultDuration.
  */
@@ -254,7 +256,12 @@ async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean
   let lastIndex = -1;
   for (let i = 0; i < kept; i++) if (lastIndex < 0 || times[i]! > times[lastIndex]!) lastIndex = i;
   const options = firstPast < 0 ? [] : ["-frames:v", String(offset + kept)];
-  return { options, editEnd: lastIndex >= 0 && lasts(lastIndex) };
+  // Unless a frame shown before `end` went with the packets dropped (a B-frame after a reference frame
+  // presented at or after `end`), the last one kept is what a player shows until `end`: it is held there even
+  // when its own duration ends before (fixture.flv: the 0.400 s frame lasted 16 ms, the next comes at 0.433 s).
+  const lost = firstPast >= 0 && times.slice(firstPast).some((t) => t < end - 1e-6);
+  const short = (i: number) => times[i]! + Math.max(durations[i]! || 0, 0) < end - 5e-4;
+  return { options, editEnd: lastIndex >= 0 && !lost && (lasts(lastIndex) || short(lastIndex)) };
 }
 
 /** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
@@ -316,6 +323,9 @@ const PAST_KEY = 0.001;
  */
 const AUDIO_PREROLL = 0.5;
 
+/** libopus's lookahead, in seconds at every sample rate (312 samples at 48 kHz): its initial padding. */
+const OPUS_LOOKAHEAD = 0.0065;
+
 export interface Cut {
   path: string;
   container: Container;
@@ -374,18 +384,22 @@ async function copyCutFromFirst(
   await copyVideo([]);
   // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
   const mp4 = container.muxer === "mp4";
-  const tail = await copyTail(ctx, videoFile, end - start, mp4);
+  // Matroska/WebM: where a player stops showing the window's video, `end` or the source video's own end
+  // before it (fixture.webm's ends at 0.045 s, its audio at 0.072): the last frame is held until there.
+  const shown = mp4 ? null : await videoEnd(ctx, input, end);
+  const until = Math.min(end, shown?.end ?? end);
+  const tail = await copyTail(ctx, videoFile, until - start, mp4);
   if (tail === null) return null;
   if (tail.options.length > 0) await copyVideo(tail.options);
   const copy = await copiedVideo(ctx, videoFile, end - start);
   if (copy === null || copy.span <= 0) return null;
   // A copy whose frames run past `end` is ended there (below): by its edit list (MP4), by its last frame's
   // BlockDuration (Matroska, WebM).
-  const span = tail.editEnd ? Math.min(copy.span, end - start) : copy.span;
+  const span = !tail.editEnd ? copy.span : mp4 ? Math.min(copy.span, end - start) : until - start;
   // Written last, on the file sent: a remux would write ffmpeg's own edit list, or no block duration.
   const endAt = mp4 ? endVideoAt : endMatroskaVideoAt;
   const ended = async (): Promise<Cut | null> =>
-    !tail.editEnd || (await endAt(out, end - start)) ? { path: out, container, start } : null;
+    !tail.editEnd || (await endAt(out, until - start)) ? { path: out, container, start } : null;
   // Every packet of the copy claims a keyframe: fine for an intra-only codec; for an inter codec the flags
   // lie, and a player seeking in the output would start decoding from a predicted picture.
   let packetsFromSource: number | null = null;
@@ -402,7 +416,16 @@ async function copyCutFromFirst(
   if (audio === null) return ended();
 
   const seek = Math.max(0, start - AUDIO_PREROLL);
-  const audioCut = `atrim=start=${sec(start - seek)}:duration=${sec(span)},asetpts=PTS-STARTPTS`;
+  // Each sample at its source time less the keyframe's, not the first one kept at 0: an audio stream that
+  // starts after the video (matroska-test5-short.mkv's, at 12 ms) starts as late in the output.
+  const encoding = audioEncoding(input, container);
+  // libopus starts its packets 6.5 ms early (its lookahead, declared as the track's CodecDelay), and ffmpeg
+  // 5.1's Matroska muxer writes that as a negative time and so shifts every stream by it: the copied video
+  // began 7 ms late (av1-opus.webm). Its input is put 6.5 ms late instead: its first packet is at 0, and a
+  // decoder that drops the declared delay presents the first sample at 0.
+  const delay = container.muxer !== "mp4" && encoding.includes("libopus") ? OPUS_LOOKAHEAD : 0;
+  const from = sec(start - seek);
+  const audioCut = `atrim=start=${from}:duration=${sec(span)},asetpts=PTS-${from}/TB+${sec(delay)}/TB`;
   await ctx
     .runFfmpeg(
       [
@@ -417,7 +440,7 @@ async function copyCutFromFirst(
         // The same packets the measured copy holds.
         ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
-        ...withAudioFilter(audioCut, audioEncoding(input, container)),
+        ...withAudioFilter(audioCut, encoding),
         ...trimMuxOptions(container),
         ...["-f", container.muxer, out],
       ],
