@@ -19,7 +19,7 @@
 import path from "node:path";
 import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
-import { type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
+import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
 import { endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
@@ -381,13 +381,19 @@ async function copyCutFromFirst(
         { signal: ctx.signal, durationSec: end - start, onProgress: ctx.setProgress },
       )
       .catch((err: unknown) => preferSourceError(input, err));
-  await copyVideo([]);
-  // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
   const mp4 = container.muxer === "mp4";
   // Matroska/WebM: where a player stops showing the window's video, `end` or the source video's own end
   // before it (fixture.webm's ends at 0.045 s, its audio at 0.072): the last frame is held until there.
   const shown = mp4 ? null : await videoEnd(ctx, input, end);
   const until = Math.min(end, shown?.end ?? end);
+  // A window that starts where the video has already ended (a file cut short whose header states more:
+  // fixture2.mkv {226.41, 679.229} of 1.7 s) shows nothing: the accurate trim's refusal, not a copy of the
+  // last GOP.
+  if (shown !== null && shown.end <= askedStart) {
+    throw emptyOutput(input, "the source has no decodable video frame between start and end");
+  }
+  await copyVideo([]);
+  // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
   const tail = await copyTail(ctx, videoFile, until - start, mp4);
   if (tail === null) return null;
   if (tail.options.length > 0) await copyVideo(tail.options);

@@ -108,7 +108,7 @@ export const SUBSET: Record<string, readonly string[]> = {
   "audio.opus.ogg": ["audio.trim", "audio mp3"],
   // Issue 29's reproductions that its fixes made right (A, A, B, F, H): kept here so they stay right.
   "fixture.avi": ["trim 0.021+0.013"],
-  "fixture2.mkv": ["probe"],
+  "fixture2.mkv": ["probe", "trim fast 226-679"],
   "small-webm.webm": ["cover", "probe", "trim", "wm logo"],
   // The player's timeline where ffmpeg's differs: a 1/25 s time base (cover, trim), a start below 0 (trim).
   "xvid-mp3.avi": ["cover", "trim"],
