@@ -14,7 +14,9 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, preferSourceError } from "./job.ts";
+import type { AudioInfo } from "./media-info.ts";
 
 /** Samples per AAC-LC frame. */
 const AAC_FRAME = 1024;
@@ -31,6 +33,72 @@ export function aacRate(rate: number): number {
 
 /** Stamps samples by their count from the first one: the output's timeline is its samples. */
 export const STAMP_BY_SAMPLES = "asetpts=N/SR/TB";
+
+/**
+ * Stamps samples by their count from the first frame's time: a window is then cut by sample positions from
+ * where the decode began (a seek point, or the stream's start), whatever the timestamps of the frames after
+ * it say (Matroska lacing and WAV packets of several blocks leave most frames without one, which ffmpeg then
+ * guesses).
+ */
+export const STAMP_FROM_FIRST = "asetpts=STARTPTS+N/SR/TB";
+
+/** How a source's audio frames are timed, read from its first frames (audioTiming). */
+export interface AudioTiming {
+  /**
+   * Whether the frames' timestamps follow their samples (each known one at the previous known one plus the
+   * samples between them, within 1 ms): false for ALAC whose packets sit 1 tick apart (alac.m4a), where a
+   * seek lands on the wrong packet and a copy's header states the wrong length.
+   */
+  timesHold: boolean;
+  /** Whether frames without a timestamp were read (Matroska lacing, WAV packets of several blocks). */
+  unstamped: boolean;
+  /** Samples per frame when every frame read has the same count (ALAC, AAC, MP3…), else null. */
+  frameSize: number | null;
+}
+
+/** Frames read by audioTiming. */
+const TIMING_FRAMES = 24;
+
+/** Reads how the first frames of audio stream `index` are timed (a decode of a few packets). */
+export async function audioTiming(ctx: JobContext, input: Input, index: number): Promise<AudioTiming> {
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", String(index), "-read_intervals", `%+#${TIMING_FRAMES}`],
+      ...["-show_entries", "frame=pts,nb_samples:stream=time_base,sample_rate", ...input.args()],
+    ],
+    ctx.signal,
+  );
+  const stream = probe.streams?.[0] as { time_base?: string; sample_rate?: string } | undefined;
+  const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
+  const rate = Number(stream?.sample_rate ?? 0);
+  const frames = ((probe as { frames?: { pts?: number | string; nb_samples?: number }[] }).frames ?? []).map(
+    (f) => ({
+      pts: f.pts === undefined || f.pts === "N/A" ? null : Number(f.pts),
+      n: Number(f.nb_samples ?? 0),
+    }),
+  );
+  if (tb === null || rate <= 0 || frames.length === 0) {
+    return { timesHold: true, unstamped: false, frameSize: null };
+  }
+  const tick = Number(tb[1]) / Number(tb[2]);
+  let timesHold = true;
+  let known: { t: number; samples: number } | null = null;
+  let samples = 0;
+  for (const f of frames) {
+    if (f.pts !== null && Number.isFinite(f.pts)) {
+      const t = f.pts * tick;
+      if (known !== null && Math.abs(t - (known.t + (samples - known.samples) / rate)) > 0.001 + tick) {
+        timesHold = false;
+      }
+      known = { t, samples };
+    }
+    samples += f.n;
+  }
+  const sizes = new Set(frames.slice(0, -1).map((f) => f.n));
+  const frameSize = sizes.size === 1 ? frames[0]!.n : null;
+  return { timesHold, unstamped: frames.some((f) => f.pts === null), frameSize };
+}
 
 /**
  * Filters that put `silence` samples before the audio, the first sample of the audio still at 0 (the
@@ -78,4 +146,62 @@ export async function countSamples(
     throw emptyOutput(input, why);
   }
   return samples;
+}
+
+/**
+ * Codec arguments of a stream copy of `audio`: its packets as they are, restamped by their samples when
+ * their timestamps do not follow them or are missing, and every frame holds the same count (ALAC 1 tick
+ * apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of samples).
+ */
+export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
+  const size = timing.frameSize;
+  const restamp = !timing.timesHold || timing.unstamped;
+  if (!restamp || size === null || audio.sampleRate <= 0) return ["-c:a", "copy"];
+  return ["-c:a", "copy", "-bsf:a", `setts=ts=N*${size}:duration=${size}:time_base=1/${audio.sampleRate}`];
+}
+
+interface EndPacket {
+  pts_time?: string;
+  duration_time?: string;
+}
+
+/** Seconds before the stated end whose packets statedAudioEnd lists. */
+const END_LOOKBACK = 2;
+
+/**
+ * Where an MP4/MOV states that audio stream `index` ends, when that is inside its last packet (the encoder's
+ * padding, which the edit list or the last sample's duration declares and ffmpeg 5.1 decodes anyway):
+ * seconds on ffmpeg's timeline of the input (from its format start). Null for other containers, and when
+ * the stated end is not inside the last packet (alac.m4a's header ends 0.8 s before its samples: a broken
+ * timestamp, not padding).
+ */
+export async function statedAudioEnd(ctx: JobContext, input: Input, index: number): Promise<number | null> {
+  const { duration, startTime } = input.info;
+  if (duration === null) return null;
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", String(index)],
+      ...["-read_intervals", `${Math.max(0, startTime + duration - END_LOOKBACK).toFixed(6)}%`],
+      ...["-show_entries", "packet=pts_time,duration_time:stream=start_time,duration:format=format_name"],
+      ...input.args(),
+    ],
+    ctx.signal,
+  );
+  if (!/mov|mp4/.test(probe.format?.format_name ?? "")) return null;
+  const num = (v: string | undefined) => (v === undefined || v === "N/A" ? Number.NaN : Number(v));
+  const stream = probe.streams?.[0];
+  const end = num(stream?.start_time) + num(stream?.duration);
+  const packets = (probe.packets ?? []) as EndPacket[];
+  const last = packets.reduce<EndPacket | null>(
+    (a, b) => (a === null || num(b.pts_time) > num(a.pts_time) ? b : a),
+    null,
+  );
+  const lastPts = num(last?.pts_time);
+  // The last packet's duration is the trimmed one; a frame lasts as long as the longest packet.
+  const frame = Math.max(0, ...packets.map((p) => num(p.duration_time)).filter(Number.isFinite));
+  if (!Number.isFinite(end) || !Number.isFinite(lastPts) || end <= lastPts || end >= lastPts + frame - 1e-6) {
+    return null;
+  }
+  return end - startTime;
 }

@@ -9,8 +9,17 @@
 import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
-import { aacAlignment, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
+import {
+  aacAlignment,
+  audioTiming,
+  copyArgs,
+  countSamples,
+  leadingSilence,
+  STAMP_BY_SAMPLES,
+  STAMP_FROM_FIRST,
+} from "./audio-encode.ts";
 import { audioCopyContainer, audioCutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
+import { mp3KeepFirstSamples } from "./copy-headers.ts";
 import {
   emptyOutput,
   type Input,
@@ -51,18 +60,28 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   // A codec without an encoder here is cut by its packets (20 ms for AMR), still in its own codec.
   const packetCut = !whole && PACKET_CUT_CODECS.has(audio.codec);
   const copyInto = whole || packetCut ? audioCopyContainer(audio.codec) : null;
+  const timing = await audioTiming(ctx, input, audio.index);
   const { container, codec } =
-    copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: ["-c:a", "copy"] };
+    copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: copyArgs(audio, timing) };
   const out = outputPath(ctx, container.ext);
-  const seek = Math.max(0, p.start - PREROLL);
-  const inputArgs = input.args(whole || seek === 0 ? [] : ["-ss", sec(seek)]);
+  // Timestamps that do not follow the samples cannot be sought by, nor can ADPCM, whose seek is timed by a
+  // rounded byte rate (issue-92.wav: 4 ms early at 63 s): the decode starts at the stream's start then.
+  const seekable = timing.timesHold && !audio.codec.startsWith("adpcm_");
+  const seek = seekable ? Math.max(0, p.start - PREROLL) : 0;
+  // `-ss` counts from the format's start time; the window from the timeline's 0, which is the demuxer's 0
+  // when the format starts below it (an Opus pre-skip or an AC-3 frame stored before 0 is not presented): the
+  // decode's time 0 is then `lead` seconds before the timeline's. An input -ss trims by the frames'
+  // timestamps, which a laced or packed stream mostly lacks: the cut is left to the filters (STAMP_FROM_FIRST).
+  const lead = Math.max(0, -input.info.startTime);
+  const inputArgs = input.args(whole || seek === 0 ? [] : ["-noaccurate_seek", "-ss", sec(seek)]);
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   let encode = codec;
   if (copyInto === null) {
     // The window is cut in the filter chain (what an output -ss/-t would insert), so that the filters that
     // stamp and align the cut's samples come after it.
     const { filters, rest } = splitFilters(codec);
-    const window = whole ? [] : [`atrim=start=${sec(p.start - seek)}:duration=${sec(end - p.start)}`];
+    const from = p.start - seek + lead;
+    const window = whole ? [] : [STAMP_FROM_FIRST, `atrim=start=${sec(from)}:duration=${sec(end - p.start)}`];
     const cut = [...window, STAMP_BY_SAMPLES];
     if (audio.codec === "aac") {
       const samples = await countSamples(
@@ -77,7 +96,10 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     encode = ["-af", [...cut, ...filters].join(","), ...rest];
   } else if (packetCut) {
     // The packets from start to end, the first one's time made 0.
-    const window = ["-ss", sec(p.start - seek), "-t", sec(end - p.start), "-avoid_negative_ts", "make_zero"];
+    const window = [
+      ...["-ss", sec(p.start - seek + lead), "-t", sec(end - p.start)],
+      ...["-avoid_negative_ts", "make_zero"],
+    ];
     encode = [...window, ...codec];
   }
   await ctx
@@ -87,6 +109,7 @@ async function run(ctx: JobContext, input: Input, p: Window) {
       onProgress: ctx.setProgress,
     })
     .catch((err: unknown) => preferSourceError(input, err));
+  if (copyInto !== null && container.format === "mp3") await mp3KeepFirstSamples(out);
   const { size } = await stat(out);
   const outDuration =
     (copyInto === null

@@ -5,8 +5,19 @@
 import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { unsupported } from "../protocol.ts";
-import { aacAlignment, aacRate, countSamples, leadingSilence, STAMP_BY_SAMPLES } from "./audio-encode.ts";
+import {
+  aacAlignment,
+  aacRate,
+  audioTiming,
+  copyArgs,
+  countSamples,
+  leadingSilence,
+  STAMP_BY_SAMPLES,
+  STAMP_FROM_FIRST,
+  statedAudioEnd,
+} from "./audio-encode.ts";
 import { audioCopyContainer, CONTAINERS, type Container, opusLayoutFilters } from "./containers.ts";
+import { mp3KeepFirstSamples } from "./copy-headers.ts";
 import {
   emptyOutput,
   type Input,
@@ -17,7 +28,7 @@ import {
 } from "./job.ts";
 import type { AudioInfo } from "./media-info.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
-import { roundSec } from "./params.ts";
+import { roundSec, sec } from "./params.ts";
 
 const FORMATS = ["mp3", "m4a", "wav", "flac", "opus", "original"] as const;
 type AudioFormat = (typeof FORMATS)[number];
@@ -46,14 +57,22 @@ function parse(p: JobParams<"video.extract-audio">): AudioParams {
  * The encode of `audio` into `format`: codec options and the filter chain (audio-encode.ts). M4A is encoded
  * at the rate the AAC encoder takes, resampled in the chain so that the samples counted are the ones encoded.
  */
-function encoding(audio: AudioInfo, p: AudioParams & { format: Exclude<AudioFormat, "original"> }) {
+function encoding(
+  audio: AudioInfo,
+  p: AudioParams & { format: Exclude<AudioFormat, "original"> },
+  statedEnd: number | null,
+) {
   const codec = ["-c:a", ENCODERS[p.format]];
   if (p.format === "mp3" || p.format === "m4a" || p.format === "opus") {
     codec.push("-b:a", String(p.bitrate ?? 128000));
   }
   /** Channels and rate of the samples encoded. */
   const shape = p.channels === undefined ? [] : ["-ac", String(p.channels)];
-  const filters = [STAMP_BY_SAMPLES];
+  // An MP4's declared padding after the last sample, which ffmpeg 5.1 decodes, is not the source's audio.
+  const filters =
+    statedEnd === null
+      ? [STAMP_BY_SAMPLES]
+      : [STAMP_FROM_FIRST, `atrim=end=${sec(statedEnd)}`, STAMP_BY_SAMPLES];
   if (p.format === "opus") filters.push(...opusLayoutFilters(audio, p.channels));
   const known = audio.sampleRate > 0 ? audio.sampleRate : undefined;
   const rate = p.format === "m4a" && known !== undefined ? (p.sampleRate ?? aacRate(known)) : p.sampleRate;
@@ -72,10 +91,11 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
     container = audioCopyContainer(audio.codec) ?? CONTAINERS.mka;
-    codec = ["-c:a", "copy"];
+    codec = copyArgs(audio, await audioTiming(ctx, input, audio.index));
   } else {
     container = CONTAINERS[p.format];
-    const encode = encoding(audio, { ...p, format: p.format });
+    const statedEnd = await statedAudioEnd(ctx, input, audio.index);
+    const encode = encoding(audio, { ...p, format: p.format }, statedEnd);
     const filters = encode.filters;
     if (p.format === "m4a") {
       const samples = await countSamples(
@@ -97,6 +117,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
       onProgress: ctx.setProgress,
     })
     .catch((err: unknown) => preferSourceError(input, err));
+  if (p.format === "original" && container.format === "mp3") await mp3KeepFirstSamples(out);
   const { size } = await stat(out);
   const measured =
     p.format === "original"
