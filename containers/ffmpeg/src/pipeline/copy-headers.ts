@@ -6,8 +6,12 @@
  *   (an MP3 in AVI, or a file without one) presents those samples, so a tag stating no delay and no padding
  *   is taken off (its vendor string blanked, the Xing frame and its frame count kept): mp3-cover-22s.mp3 and
  *   xvid-mp3.avi began 12 and 11 ms late.
+ * - Ogg Opus: the muxer times its pages from the source's packet timestamps (rounded to a Matroska
+ *   millisecond) and drops the end trim a WebM states on its last packet (DiscardPadding), so the copy
+ *   decodes the whole last frame: av1-opus.webm 4.013 s for 4.000. Every page's granule position is
+ *   recounted from its packets' durations (their TOC bytes), the last one ending at the source's samples.
  */
-import { open } from "node:fs/promises";
+import { open, readFile, writeFile } from "node:fs/promises";
 
 /** MPEG audio sample rates by version bits (2.5, reserved, 2, 1) and rate index. */
 const MP3_RATES = [
@@ -56,4 +60,94 @@ export async function mp3KeepFirstSamples(path: string): Promise<boolean> {
   } finally {
     await fh.close();
   }
+}
+
+/** Samples (48 kHz) of one Opus packet, from its TOC byte (RFC 6716 §3.1); 0 for an empty packet. */
+function opusPacketSamples(packet: Buffer): number {
+  if (packet.length === 0) return 0;
+  const toc = packet[0]!;
+  const config = toc >> 3;
+  const ms =
+    config < 12
+      ? [10, 20, 40, 60][config % 4]!
+      : config < 16
+        ? [10, 20][config % 2]!
+        : [2.5, 5, 10, 20][config % 4]!;
+  const code = toc & 3;
+  const frames = code === 0 ? 1 : code < 3 ? 2 : (packet[1] ?? 0) & 0x3f;
+  return frames * ms * 48;
+}
+
+/** The Ogg page checksum (CRC-32, polynomial 0x04c11db7, not reflected). */
+const OGG_CRC = (() => {
+  const table = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i << 24;
+    for (let k = 0; k < 8; k++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
+    table[i] = c >>> 0;
+  }
+  return table;
+})();
+
+function oggCrc(page: Buffer): number {
+  let crc = 0;
+  for (const b of page) crc = ((crc << 8) ^ OGG_CRC[((crc >>> 24) ^ b) & 0xff]!) >>> 0;
+  return crc;
+}
+
+/** Largest Ogg Opus copy whose pages are recounted (read whole into memory). */
+const OGG_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Recounts the granule positions of an Ogg Opus copy (see above) so that it decodes to `samples` (48 kHz,
+ * the source's decoded count) after its pre-skip. Returns whether the file was changed.
+ */
+export async function oggOpusEndAt(path: string, samples: number): Promise<boolean> {
+  const data = await readFile(path);
+  if (data.length > OGG_MAX_BYTES) return false;
+  const head = data.indexOf("OpusHead");
+  if (head < 0) return false;
+  const preSkip = data.readUInt16LE(head + 10);
+  const pages: { at: number; end: number; completes: number[] }[] = [];
+  let packet: Buffer[] = [];
+  let packets = 0;
+  for (let at = 0; at + 27 <= data.length; ) {
+    if (data.toString("latin1", at, at + 4) !== "OggS") return false;
+    const count = data[at + 26]!;
+    let body = at + 27 + count;
+    const completes: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const len = data[at + 27 + i]!;
+      packet.push(data.subarray(body, body + len));
+      body += len;
+      if (len < 255) {
+        // The first two packets are the headers (OpusHead, OpusTags).
+        if (packets >= 2) completes.push(opusPacketSamples(Buffer.concat(packet)));
+        packets++;
+        packet = [];
+      }
+    }
+    pages.push({ at, end: body, completes });
+    at = body;
+  }
+  let granule = 0;
+  const total = preSkip + samples;
+  let changed = false;
+  pages.forEach((page, i) => {
+    if (page.completes.length === 0) return;
+    granule += page.completes.reduce((a, b) => a + b, 0);
+    // The last page ends at the source's samples, when that is inside its packets.
+    const value =
+      i === pages.length - 1 && total <= granule && total > granule - page.completes.at(-1)!
+        ? total
+        : granule;
+    const old = data.readBigInt64LE(page.at + 6);
+    if (old === BigInt(value)) return;
+    data.writeBigInt64LE(BigInt(value), page.at + 6);
+    data.writeUInt32LE(0, page.at + 22);
+    data.writeUInt32LE(oggCrc(data.subarray(page.at, page.end)), page.at + 22);
+    changed = true;
+  });
+  if (changed) await writeFile(path, data);
+  return changed;
 }

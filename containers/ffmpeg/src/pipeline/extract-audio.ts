@@ -17,7 +17,7 @@ import {
   statedAudioEnd,
 } from "./audio-encode.ts";
 import { audioCopyContainer, CONTAINERS, type Container, opusLayoutFilters } from "./containers.ts";
-import { mp3KeepFirstSamples } from "./copy-headers.ts";
+import { mp3KeepFirstSamples, oggOpusEndAt } from "./copy-headers.ts";
 import {
   emptyOutput,
   type Input,
@@ -118,6 +118,17 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     })
     .catch((err: unknown) => preferSourceError(input, err));
   if (p.format === "original" && container.format === "mp3") await mp3KeepFirstSamples(out);
+  if (p.format === "original" && container.format === "opus") {
+    // The source's samples, as its demuxer trims them (an Opus decoder's output is 48 kHz).
+    const samples = await countSamples(
+      ctx,
+      input,
+      input.args(),
+      map,
+      "the source's audio stream holds no decodable audio",
+    );
+    await oggOpusEndAt(out, samples);
+  }
   const { size } = await stat(out);
   const measured =
     p.format === "original"
