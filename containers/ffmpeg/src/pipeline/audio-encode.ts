@@ -156,7 +156,11 @@ export async function countSamples(
 export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
   const size = timing.frameSize;
   const restamp = !timing.timesHold || timing.unstamped;
-  if (!restamp || size === null || audio.sampleRate <= 0) return ["-c:a", "copy"];
+  if (!restamp || audio.sampleRate <= 0) return ["-c:a", "copy"];
+  // Lossless ALAC is encoded again, sample for sample, stamped by its samples: a copy restamped by whole
+  // frames would state a short last frame whole.
+  if (audio.codec === "alac") return ["-af", STAMP_BY_SAMPLES, "-c:a", "alac"];
+  if (size === null) return ["-c:a", "copy"];
   return ["-c:a", "copy", "-bsf:a", `setts=ts=N*${size}:duration=${size}:time_base=1/${audio.sampleRate}`];
 }
 
