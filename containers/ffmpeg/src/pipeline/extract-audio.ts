@@ -94,7 +94,13 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     codec = copyArgs(audio, await audioTiming(ctx, input, audio.index));
   } else {
     container = CONTAINERS[p.format];
-    const statedEnd = await statedAudioEnd(ctx, input, audio.index);
+    // The stated end is a time: it places the last sample only where the timestamps follow the samples
+    // (not after fragmented.mp4's early first packet).
+    const [timing, end] = await Promise.all([
+      audioTiming(ctx, input, audio.index),
+      statedAudioEnd(ctx, input, audio.index),
+    ]);
+    const statedEnd = timing.timesHold ? end : null;
     const encode = encoding(audio, { ...p, format: p.format }, statedEnd);
     const filters = encode.filters;
     if (p.format === "m4a") {
