@@ -179,7 +179,8 @@ describe("D: audio.trim keeps the source's codec", () => {
   test.each([
     // [source, format, codec, the codec's frame or block in seconds: the most a decoder plays past end]
     [FILES.adpcm, "wav", "adpcm_ms", 0.015],
-    [FILES.dts, "mka", "dts", 512 / 48000],
+    // In M4A, whose edit list hides the DTS encoder's 512-sample delay: exactly the window.
+    [FILES.dts, "m4a", "dts", 0],
   ])("%s → %s (%s)", async (source, format, codec, frame) => {
     const { result, file } = await produce("audio.trim", media(source), { start: 1, end: 2.5 });
     expect(result).toMatchObject({ format, start: 1 });

@@ -38,6 +38,8 @@ const FILES = {
   aacPadded: "exact-aac-padded.mp4",
   /** 2 s of MP3 without a Xing/LAME tag (a decoder drops nothing at its start). */
   mp3Bare: "exact-mp3-bare.mp3",
+  /** 3 s of 5.1 AC-3 at 48 kHz in Matroska (ac3.mkv). */
+  ac3: "exact-ac3.mka",
   /** 1.01 s of Opus in WebM: its last packet trimmed by the container (DiscardPadding). */
   opusWebm: "exact-opus.webm",
 } as const;
@@ -71,6 +73,7 @@ async function generate(): Promise<void> {
     [FILES.aacPadded]: (out) => ffmpeg([...noise(44100, 1, 2), "-c:a", "aac", "-f", "mp4", out]),
     [FILES.mp3Bare]: (out) =>
       ffmpeg([...noise(44100, 2), "-c:a", "libmp3lame", "-write_xing", "0", "-f", "mp3", out]),
+    [FILES.ac3]: (out) => ffmpeg([...noise(48000, 3, 6), "-c:a", "ac3", "-f", "matroska", out]),
     [FILES.opusWebm]: (out) => ffmpeg([...noise(48000, 1.01), "-c:a", "libopus", "-f", "webm", out]),
   });
 }
@@ -175,6 +178,20 @@ describe("audio.trim: the window's samples, found by their positions, not by tim
     const at = Math.round(63.405 * 22050);
     for (const rel of [0, 11025]) {
       const m = lagOf(src, at + rel, out.subarray(rel, rel + 4096), 400);
+      expect(m.r).toBeGreaterThan(0.9);
+      expect(Math.abs(m.lag)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  test("AC-3: [1, 1.5) at the source's position, its encoder's delay hidden, exactly 0.5 s", async () => {
+    const src = await decode(fixturePath(FILES.ac3), 48000);
+    const { result, file } = await produce("audio.trim", FILES.ac3, { start: 1, end: 1.5 });
+    const out = await decode(file, 48000);
+    expect((await ffprobe(file)).streams.find((s) => s.codec_type === "audio")?.codec_name).toBe("ac3");
+    expect(result).toMatchObject({ start: 1 });
+    expect(out.length).toBe(24000);
+    for (const rel of [0, 12000]) {
+      const m = lagOf(src, 48000 + rel, out.subarray(rel, rel + 4096), 480);
       expect(m.r).toBeGreaterThan(0.9);
       expect(Math.abs(m.lag)).toBeLessThanOrEqual(1);
     }

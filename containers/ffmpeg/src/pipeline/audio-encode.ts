@@ -52,6 +52,12 @@ export interface AudioTiming {
   timesHold: boolean;
   /** Whether frames without a timestamp were read (Matroska lacing, WAV packets of several blocks). */
   unstamped: boolean;
+  /**
+   * Whether the timestamps are coarser than half a millisecond (Matroska's 1 ms): a copy into MP4 times each
+   * packet by the difference to the next, and ends the last one early (matroska-test5-short.mkv's AAC
+   * declared 11 ms less than its samples).
+   */
+  coarse: boolean;
   /** Samples per frame when every frame read has the same count (ALAC, AAC, MP3…), else null. */
   frameSize: number | null;
 }
@@ -79,7 +85,7 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
     }),
   );
   if (tb === null || rate <= 0 || frames.length === 0) {
-    return { timesHold: true, unstamped: false, frameSize: null };
+    return { timesHold: true, unstamped: false, coarse: false, frameSize: null };
   }
   const tick = Number(tb[1]) / Number(tb[2]);
   let timesHold = true;
@@ -97,7 +103,12 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
   }
   const sizes = new Set(frames.slice(0, -1).map((f) => f.n));
   const frameSize = sizes.size === 1 ? frames[0]!.n : null;
-  return { timesHold, unstamped: frames.some((f) => f.pts === null), frameSize };
+  return {
+    timesHold,
+    unstamped: frames.some((f) => f.pts === null),
+    coarse: tick >= 0.0005,
+    frameSize,
+  };
 }
 
 /**
@@ -150,12 +161,13 @@ export async function countSamples(
 
 /**
  * Codec arguments of a stream copy of `audio`: its packets as they are, restamped by their samples when
- * their timestamps do not follow them or are missing, and every frame holds the same count (ALAC 1 tick
- * apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of samples).
+ * their timestamps do not follow them, are missing or are rounded to the millisecond, and every frame holds
+ * the same count (ALAC 1 tick apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of
+ * samples; AAC from Matroska: 11 ms less).
  */
 export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
   const size = timing.frameSize;
-  const restamp = !timing.timesHold || timing.unstamped;
+  const restamp = !timing.timesHold || timing.unstamped || timing.coarse;
   if (!restamp || audio.sampleRate <= 0) return ["-c:a", "copy"];
   // Lossless ALAC is encoded again, sample for sample, stamped by its samples: a copy restamped by whole
   // frames would state a short last frame whole.

@@ -18,7 +18,7 @@ import {
   STAMP_BY_SAMPLES,
   STAMP_FROM_FIRST,
 } from "./audio-encode.ts";
-import { audioCopyContainer, audioCutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
+import { audioCopyContainer, audioCutEncoding, type CutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
 import { mp3KeepFirstSamples } from "./copy-headers.ts";
 import {
   emptyOutput,
@@ -61,8 +61,9 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   const packetCut = !whole && PACKET_CUT_CODECS.has(audio.codec);
   const copyInto = whole || packetCut ? audioCopyContainer(audio.codec) : null;
   const timing = await audioTiming(ctx, input, audio.index);
-  const { container, codec } =
+  const encoding: CutEncoding =
     copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: copyArgs(audio, timing) };
+  const { container, codec } = encoding;
   const out = outputPath(ctx, container.ext);
   // Timestamps that do not follow the samples cannot be sought by, nor can ADPCM, whose seek is timed by a
   // rounded byte rate (issue-92.wav: 4 ms early at 63 s): the decode starts at the stream's start then.
@@ -83,7 +84,8 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     const from = p.start - seek + lead;
     const window = whole ? [] : [STAMP_FROM_FIRST, `atrim=start=${sec(from)}:duration=${sec(end - p.start)}`];
     const cut = [...window, STAMP_BY_SAMPLES];
-    if (audio.codec === "aac") {
+    const { frame } = encoding;
+    if (audio.codec === "aac" || frame !== undefined) {
       const samples = await countSamples(
         ctx,
         input,
@@ -91,7 +93,14 @@ async function run(ctx: JobContext, input: Input, p: Window) {
         [...map, "-af", [...cut, ...filters].join(","), ...shapeOf(rest)],
         "the source has no decodable audio between start and end",
       );
-      filters.push(...leadingSilence(aacAlignment(samples)));
+      if (frame === undefined) filters.push(...leadingSilence(aacAlignment(samples)));
+      else {
+        // Silence first, so that the window plus the delay ends on a frame; the delay's worth of silence
+        // after it, which the encoder keeps back; the edit list starts after the delay and the silence.
+        const silence = (frame.size - ((samples + frame.delay) % frame.size)) % frame.size;
+        filters.push(...leadingSilence(silence), `apad=pad_len=${frame.delay}`);
+        if (!frame.stated) rest.push("-bsf:a", `setts=ts=TS-${frame.delay}`);
+      }
     }
     encode = ["-af", [...cut, ...filters].join(","), ...rest];
   } else if (packetCut) {

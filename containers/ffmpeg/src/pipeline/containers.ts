@@ -102,7 +102,18 @@ const WAV_ADPCM = new Set(["adpcm_ms", "adpcm_ima_wav"]);
  * ignores it. AMR, which no encoder here writes, is cut by its packets instead (audio-trim.ts,
  * PACKET_CUT_CODECS); MP3 for the other codecs without an encoder.
  */
-export function audioCutEncoding(audio: AudioInfo): { container: Container; codec: string[] } {
+export interface CutEncoding {
+  container: Container;
+  codec: string[];
+  /**
+   * An encoder whose delay (samples a decoder outputs before the first one given) MP4's edit list hides,
+   * and which loses that many samples at the end unless given more: its frame size, the delay, and whether
+   * the encoder states it itself (AC-3's first packet at −256) or it must be stated for it (DTS).
+   */
+  frame?: { size: number; delay: number; stated: boolean };
+}
+
+export function audioCutEncoding(audio: AudioInfo): CutEncoding {
   const c = audio.codec;
   const stereo = audio.channels > 2 ? ["-ac", "2"] : [];
   if (c === "aac") return { container: CONTAINERS.m4a, codec: ["-c:a", "aac", "-b:a", "192k"] };
@@ -121,15 +132,24 @@ export function audioCutEncoding(audio: AudioInfo): { container: Container; code
     };
   }
   if (c === "vorbis") return { container: CONTAINERS.ogg, codec: ["-c:a", "libvorbis", "-q:a", "6"] };
-  if (c === "ac3" || c === "eac3") return { container: CONTAINERS.mka, codec: ["-c:a", c, "-b:a", "448k"] };
+  // AC-3, E-AC-3 and DTS go into M4A, whose edit list hides their encoders' delay (256 and 512 samples,
+  // measured): Matroska cannot state it, and a cut there began 5–21 ms late (ac3.mkv, toothsome-dts.mp4).
+  if (c === "ac3" || c === "eac3") {
+    return {
+      container: CONTAINERS.m4a,
+      codec: ["-c:a", c, "-b:a", "448k"],
+      frame: { size: 1536, delay: 256, stated: true },
+    };
+  }
   if (c === "mp2") return { container: CONTAINERS.mka, codec: ["-c:a", "mp2", "-b:a", "256k", ...stereo] };
   if (c === "dts") {
     // ffmpeg's DTS encoder is marked experimental; it takes mono, stereo and 5.0/5.1 up to 48 kHz.
     const layout = [1, 2, 5, 6].includes(audio.channels) ? [] : ["-ac", "2"];
     const rate = audio.sampleRate > 48000 ? ["-ar", "48000"] : [];
     return {
-      container: CONTAINERS.mka,
+      container: CONTAINERS.m4a,
       codec: ["-c:a", "dca", "-strict", "experimental", "-b:a", "768k", ...layout, ...rate],
+      frame: { size: 512, delay: 512, stated: false },
     };
   }
   return { container: CONTAINERS.mp3, codec: ["-c:a", "libmp3lame", "-b:a", "192k", ...stereo] };
