@@ -38,6 +38,8 @@ const FILES = {
   aacPadded: "exact-aac-padded.mp4",
   /** 2 s of MP3 without a Xing/LAME tag (a decoder drops nothing at its start). */
   mp3Bare: "exact-mp3-bare.mp3",
+  /** 0.5 s of stereo Microsoft ADPCM at 44.1 kHz in WAV (fixture.avi's audio). */
+  adpcmShort: "exact-adpcm-short.wav",
   /** 3 s of 5.1 AC-3 at 48 kHz in Matroska (ac3.mkv). */
   ac3: "exact-ac3.mka",
   /** 1.01 s of Opus in WebM: its last packet trimmed by the container (DiscardPadding). */
@@ -73,6 +75,7 @@ async function generate(): Promise<void> {
     [FILES.aacPadded]: (out) => ffmpeg([...noise(44100, 1, 2), "-c:a", "aac", "-f", "mp4", out]),
     [FILES.mp3Bare]: (out) =>
       ffmpeg([...noise(44100, 2), "-c:a", "libmp3lame", "-write_xing", "0", "-f", "mp3", out]),
+    [FILES.adpcmShort]: (out) => ffmpeg([...noise(44100, 0.5, 2), "-c:a", "adpcm_ms", out]),
     [FILES.ac3]: (out) => ffmpeg([...noise(48000, 3, 6), "-c:a", "ac3", "-f", "matroska", out]),
     [FILES.opusWebm]: (out) => ffmpeg([...noise(48000, 1.01), "-c:a", "libopus", "-f", "webm", out]),
   });
@@ -181,6 +184,16 @@ describe("audio.trim: the window's samples, found by their positions, not by tim
       expect(m.r).toBeGreaterThan(0.9);
       expect(Math.abs(m.lag)).toBeLessThanOrEqual(1);
     }
+  });
+
+  test("ADPCM: a 27 ms window decodes 27 ms (blocks chosen to end with it, at most 1 ms over)", async () => {
+    const { result, file } = await produce("audio.trim", FILES.adpcmShort, { start: 0.028, end: 0.055 });
+    const out = await decode(file, 44100);
+    expect((await ffprobe(file)).streams.find((s) => s.codec_type === "audio")?.codec_name).toBe("adpcm_ms");
+    const want = Math.round(0.027 * 44100);
+    expect(out.length - want).toBeGreaterThanOrEqual(0);
+    expect(out.length - want).toBeLessThanOrEqual(44);
+    expect(Math.abs((result.duration ?? 0) - out.length / 44100)).toBeLessThanOrEqual(0.001);
   });
 
   test("AC-3: [1, 1.5) at the source's position, its encoder's delay hidden, exactly 0.5 s", async () => {

@@ -67,6 +67,7 @@ const TIMING_FRAMES = 24;
 
 /** Reads how the first frames of audio stream `index` are timed (a decode of a few packets). */
 export async function audioTiming(ctx: JobContext, input: Input, index: number): Promise<AudioTiming> {
+  // A source whose first frames do not decode is left to the operation's own decode to refuse.
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
@@ -74,7 +75,11 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
       ...["-show_entries", "frame=pts,nb_samples:stream=time_base,sample_rate", ...input.args()],
     ],
     ctx.signal,
-  );
+  ).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return null;
+  });
+  if (probe === null) return { timesHold: true, unstamped: false, coarse: false, frameSize: null };
   const stream = probe.streams?.[0] as { time_base?: string; sample_rate?: string } | undefined;
   const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
   const rate = Number(stream?.sample_rate ?? 0);
@@ -194,6 +199,7 @@ const END_LOOKBACK = 2;
 export async function statedAudioEnd(ctx: JobContext, input: Input, index: number): Promise<number | null> {
   const { duration, startTime } = input.info;
   if (duration === null) return null;
+  // A file that cannot seek (a WebM without cues) fails the listing: it states no MP4 end then.
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
@@ -203,7 +209,11 @@ export async function statedAudioEnd(ctx: JobContext, input: Input, index: numbe
       ...input.args(),
     ],
     ctx.signal,
-  );
+  ).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return null;
+  });
+  if (probe === null) return null;
   if (!/mov|mp4/.test(probe.format?.format_name ?? "")) return null;
   const num = (v: string | undefined) => (v === undefined || v === "N/A" ? Number.NaN : Number(v));
   const stream = probe.streams?.[0];

@@ -18,7 +18,14 @@ import {
   STAMP_BY_SAMPLES,
   STAMP_FROM_FIRST,
 } from "./audio-encode.ts";
-import { audioCopyContainer, audioCutEncoding, type CutEncoding, PACKET_CUT_CODECS } from "./containers.ts";
+import {
+  adpcmCutBlock,
+  audioCopyContainer,
+  audioCutEncoding,
+  type CutEncoding,
+  PACKET_CUT_CODECS,
+  WAV_ADPCM,
+} from "./containers.ts";
 import { mp3KeepFirstSamples } from "./copy-headers.ts";
 import {
   emptyOutput,
@@ -55,7 +62,9 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   if (duration !== null && p.start >= duration) {
     throw invalid("params.start", `start (${p.start} s) is beyond the media's duration (${duration} s)`);
   }
-  const end = duration === null ? p.end : Math.min(p.end, duration);
+  // Not clamped to the container's duration, which may be the video's (fixture.avi: 0.042 s, its audio
+  // 0.092): the cut ends where the audio does.
+  const end = p.end;
   const whole = p.start === 0 && duration !== null && p.end >= duration;
   // A codec without an encoder here is cut by its packets (20 ms for AMR), still in its own codec.
   const packetCut = !whole && PACKET_CUT_CODECS.has(audio.codec);
@@ -85,7 +94,8 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     const window = whole ? [] : [STAMP_FROM_FIRST, `atrim=start=${sec(from)}:duration=${sec(end - p.start)}`];
     const cut = [...window, STAMP_BY_SAMPLES];
     const { frame } = encoding;
-    if (audio.codec === "aac" || frame !== undefined) {
+    const adpcm = WAV_ADPCM.has(audio.codec);
+    if (audio.codec === "aac" || frame !== undefined || adpcm) {
       const samples = await countSamples(
         ctx,
         input,
@@ -93,7 +103,11 @@ async function run(ctx: JobContext, input: Input, p: Window) {
         [...map, "-af", [...cut, ...filters].join(","), ...shapeOf(rest)],
         "the source has no decodable audio between start and end",
       );
-      if (frame === undefined) filters.push(...leadingSilence(aacAlignment(samples)));
+      if (adpcm) {
+        const channels = Math.min(2, audio.channels);
+        const at = rest.indexOf("-block_size");
+        if (at >= 0) rest[at + 1] = String(adpcmCutBlock(audio.codec, samples, audio.sampleRate, channels));
+      } else if (frame === undefined) filters.push(...leadingSilence(aacAlignment(samples)));
       else {
         // Silence first, so that the window plus the delay ends on a frame; the delay's worth of silence
         // after it, which the encoder keeps back; the edit list starts after the delay and the silence.

@@ -92,7 +92,34 @@ export function adpcmBlockSize(rate: number, channels: number): number {
 }
 
 /** ADPCM codecs ffmpeg encodes and WAV holds. */
-const WAV_ADPCM = new Set(["adpcm_ms", "adpcm_ima_wav"]);
+export const WAV_ADPCM = new Set(["adpcm_ms", "adpcm_ima_wav"]);
+
+/** Samples per channel in one ADPCM block of `bytes` (Microsoft: 7 header bytes a channel; IMA: 4). */
+function adpcmBlockSamples(codec: string, bytes: number, channels: number): number {
+  return codec === "adpcm_ms"
+    ? ((bytes - 7 * channels) * 2) / channels + 2
+    : ((bytes - 4 * channels) * 2) / channels + 1;
+}
+
+/**
+ * The ADPCM block size (bytes; ffmpeg's encoders take powers of 2) for a cut of `samples` at `rate`: a
+ * decoder plays the last block whole and WAV cannot say it is partly padding, so the blocks should end
+ * where the samples do. The largest block (the least header per sample) whose padding at the end is at
+ * most 1 ms, else the one with the least padding: fixture.avi's 27 ms window [0.028, 0.055) (1,191
+ * stereo samples at 44.1 kHz) takes 64-byte blocks of 52 samples, 5 samples of padding (was 309 with
+ * 512-byte blocks).
+ */
+export function adpcmCutBlock(codec: string, samples: number, rate: number, channels: number): number {
+  let best = { bytes: 0, pad: Number.POSITIVE_INFINITY };
+  for (let bytes = 8192; bytes >= 32; bytes /= 2) {
+    const per = adpcmBlockSamples(codec, bytes, channels);
+    if (per < 2) continue;
+    const pad = Math.ceil(samples / per) * per - samples;
+    if (pad <= rate / 1000) return bytes;
+    if (pad < best.pad) best = { bytes, pad };
+  }
+  return best.bytes;
+}
 
 /**
  * How audio.trim encodes a cut of `audio` so that it presents exactly the window it was cut to (a stream
