@@ -29,6 +29,10 @@ const worker = defineProject({
           ENGINE_URL: inject("engineUrl"),
           DOH_URL: inject("dohUrl"),
           ALLOW_PRIVATE_SOURCES: "true",
+          // Console mail lands in the local mailbox (src/mail/mailbox.ts), where the tests read it.
+          MAIL_TRANSPORT: "mailbox",
+          // Held at sign-up and granted at verification (src/users/verification.ts), as npm run dev grants them.
+          SIGNUP_CREDITS: "100",
           WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",
           // Tests share one account across concurrent calls; the capacity tests set a small share themselves.
           ENGINE_ACCOUNT_MAX_SLOTS: "16",

@@ -205,6 +205,8 @@ const worker = startGroup(
     "ALLOW_PRIVATE_SOURCES:true",
     "--var",
     "SIGNUP_CREDITS:100",
+    "--var",
+    "MAIL_TRANSPORT:mailbox",
     "--show-interactive-dev-session=false",
     ...(inspectorPort ? ["--inspector-port", inspectorPort] : []),
   ],
@@ -249,6 +251,7 @@ console.log(`
   API key:        ${seed.api_key}
   Webhook secret: ${seed.webhook_secret}
   Admin CLI:      npm run admin -- accounts list
+  Console mail:   http://localhost:${port}/dev/mailbox   (verification and reset links; docs/console.md)
 
   Try: curl -H "Authorization: Bearer ${seed.api_key}" http://localhost:${port}/v1/tasks
 `);

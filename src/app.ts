@@ -14,6 +14,7 @@ import { registerGetAccount } from "./routes/account/get";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerConsole } from "./routes/console";
 import { registerDashboard } from "./routes/dashboard";
+import { registerDevMailbox } from "./routes/dev/mailbox";
 import { registerDocs } from "./routes/docs";
 import { registerErrorPages } from "./routes/errors";
 import { registerFileRoutes } from "./routes/files/get";
@@ -74,6 +75,7 @@ export function createApp() {
   registerErrorPages(app);
   registerDashboard(app);
   registerConsole(app);
+  registerDevMailbox(app);
   return app;
 }
 

@@ -39,6 +39,9 @@ const ConfigSchema = z.object({
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
+  // Where console mail goes: Cloudflare Email Service (the EMAIL send_email binding) or the local mailbox.
+  MAIL_TRANSPORT: z.enum(["cloudflare", "mailbox", ""]).optional(),
+  MAIL_FROM: optionalString.pipe(z.email().optional()),
   TASK_MAX_QUEUE_WAIT_SECONDS: positiveInt(3600),
   UPLOAD_MAX_BYTES: positiveInt(5 * 1024 ** 3),
   UPLOAD_EXPIRY_SECONDS: positiveInt(86_400),
@@ -99,6 +102,13 @@ export type Config = {
   uploadExpiryMs: number;
   /** A complete upload is kept this long after its last byte, then deleted (docs/decisions.md "Uploads"). */
   uploadRetentionMs: number;
+  /**
+   * Console mail (verification and reset links, src/mail): "cloudflare" sends through the EMAIL binding
+   * (Cloudflare Email Service) from `mailFrom`; "mailbox" (npm run dev, tests) keeps it in the local mailbox
+   * at /dev/mailbox instead.
+   */
+  mailTransport: "cloudflare" | "mailbox";
+  mailFrom: string;
 };
 
 const cache = new WeakMap<object, Config>();
@@ -130,6 +140,8 @@ export function getConfig(env: Env): Config {
     uploadMaxBytes: raw.UPLOAD_MAX_BYTES,
     uploadExpiryMs: raw.UPLOAD_EXPIRY_SECONDS * 1000,
     uploadRetentionMs: raw.UPLOAD_RETENTION_SECONDS * 1000,
+    mailTransport: raw.MAIL_TRANSPORT === "mailbox" ? "mailbox" : "cloudflare",
+    mailFrom: raw.MAIL_FROM ?? "noreply@example.com",
   };
   cache.set(env, config);
   return config;

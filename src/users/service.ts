@@ -32,9 +32,10 @@ export type SignUp =
   | { ok: false; reason: "email_taken" };
 
 /**
- * A new customer: the account with its webhook secret, default key and opening credits (createAccount, as the
- * admin API makes it) and its owner, in one batch. A second sign-up with the same email loses on the unique
- * index and leaves nothing behind.
+ * A new customer: the account with its webhook secret and default key (createAccount, as the admin API makes
+ * it) and its owner, in one batch. The sign-up credits are only promised (`pending_credits`): the ledger grants
+ * them when the email is verified (src/users/verification.ts), so an address nobody reads gets a key with no
+ * credits. A second sign-up with the same email loses on the unique index and leaves nothing behind.
  */
 export async function signUp(
   db: Db,
@@ -51,10 +52,11 @@ export async function signUp(
     email,
     passwordHash,
     emailVerifiedAt: null,
+    pendingCredits: input.credits,
     createdAt: now,
   };
   try {
-    const created = await createAccount(db, { name: email, credits: input.credits }, now, (accountId) => {
+    const created = await createAccount(db, { name: email, credits: 0 }, now, (accountId) => {
       user.accountId = accountId;
       return [db.insert(users).values(user)];
     });

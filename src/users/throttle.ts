@@ -56,6 +56,12 @@ export class SignInThrottle extends DurableObject<Env> {
     this.save(slideWindow(this.load(), rule.limit, now, rule.windowSeconds).buckets);
   }
 
+  /** Forgets every event (a password reset clears the failures against the old password). */
+  clear() {
+    this.buckets = [];
+    this.ctx.storage.kv.delete("failures");
+  }
+
   /** Checks and counts in one step (one object runs one call at a time): a burst cannot all pass the check. */
   take(now: number, rule: Rule): ThrottleState {
     const { decision, buckets } = slideWindow(this.load(), rule.limit, now, rule.windowSeconds);
@@ -109,4 +115,32 @@ export function takeSignUpSlot(env: Throttles, clientAddress: string, perHour: n
     { subject: `signup:${clientAddress}`, rule: { limit: perHour, windowSeconds: SIGN_UP_WINDOW_SECONDS } },
     now,
   );
+}
+
+/** Forgets the subjects' events: a completed password reset clears the failures counted against its email. */
+export async function clearThrottles(env: Throttles, checks: Check[]) {
+  await Promise.all(checks.map(({ subject }) => stub(env, subject).clear()));
+}
+
+/**
+ * Mail a client address or an email may cause: reset links per email (3 an hour: a stranger cannot bury an
+ * inbox) and per address (10 an hour, across emails); verification links per user (3 an hour).
+ */
+export const RESET_PER_EMAIL: Rule = { limit: 3, windowSeconds: 60 * 60 };
+export const RESET_PER_ADDRESS: Rule = { limit: 10, windowSeconds: 60 * 60 };
+export const VERIFY_RESENDS: Rule = { limit: 3, windowSeconds: 60 * 60 };
+
+/** One reset mail for `email` from `clientAddress`: both under their limits, or neither counted. */
+export async function takeResetSlot(env: Throttles, email: string, clientAddress: string, now: number) {
+  const byAddress = await takeSlot(
+    env,
+    { subject: `reset-client:${clientAddress}`, rule: RESET_PER_ADDRESS },
+    now,
+  );
+  if (byAddress.blocked) return byAddress;
+  return takeSlot(env, { subject: `reset:${email}`, rule: RESET_PER_EMAIL }, now);
+}
+
+export function takeVerifySlot(env: Throttles, userId: string, now: number) {
+  return takeSlot(env, { subject: `verify:${userId}`, rule: VERIFY_RESENDS }, now);
 }

@@ -214,7 +214,9 @@ describe("console security", () => {
     expect(response.status).toBe(429);
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(14 * 60);
     const html = await response.text();
-    expect(html).toContain("Too many failed sign-ins. Try again in 15 minutes, or sign in with a passkey.");
+    expect(html).toContain(
+      "Too many failed sign-ins. Try again in 15 minutes, sign in with a passkey, or reset your password.",
+    );
     expect(html).toContain('data-webauthn="authenticate"');
   });
 

@@ -22,6 +22,7 @@ import {
   verifyPreSessionForm,
 } from "../session";
 import { PasskeyForm } from "../views/passkey-form";
+import { sendVerification } from "./email";
 
 type Ctx = Context<ConsoleEnv>;
 
@@ -91,7 +92,8 @@ async function signInPage(c: Ctx, state: { email?: string; error?: string; statu
         </button>
       </PasskeyForm>
       <p class="muted">
-        No account yet? <a href={consolePaths.signUp}>Sign up</a>.
+        <a href={consolePaths.reset}>Forgot your password?</a> No account yet?{" "}
+        <a href={consolePaths.signUp}>Sign up</a>.
       </p>
     </div>,
   );
@@ -147,6 +149,7 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
       });
     }
     const token = await startSession(c, result.user.id);
+    await sendVerification(c, result.user);
     // Post/Redirect/Get: the key is shown by the welcome page, sealed under the new session, never in a URL.
     await setFlash(c, token, {
       kind: "welcome",
@@ -167,8 +170,11 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
       <section class="panel" id="new-key-panel">
         <h1>Your account is ready</h1>
         <p>
-          {flash.credits > 0 ? `${formatNumber(flash.credits)} credits to start with. ` : ""}This is your
-          default API key:
+          We sent a link to <strong>{c.get("user")?.email ?? "your email"}</strong> to verify it
+          {flash.credits > 0
+            ? `: your ${formatNumber(flash.credits)} sign-up credits are added once it is verified`
+            : ""}
+          . This is your default API key:
         </p>
         <Notice kind="warn">
           Copy the key now: this is the only time it is shown. Only a hash is stored, so a lost key cannot be
@@ -206,7 +212,7 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
         return signInPage(c, {
           email,
           status: 429,
-          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}, or sign in with a passkey.`,
+          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}, sign in with a passkey, or reset your password.`,
         });
       }
       return signInPage(c, { email, status: 401, error: "That email and password do not match an account." });

@@ -1,13 +1,44 @@
 import type { Hono } from "hono";
 import { getAccount } from "../../accounts/service";
 import { TaskList } from "../../dashboard/pages/tasks";
+import { Notice, PostForm } from "../../dashboard/views/components";
 import { formatNumber } from "../../dashboard/views/format";
+import type { UserRow } from "../../db/schema";
 import { listTasks } from "../../tasks/query";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 import { monthStart, usageSince } from "../usage";
 import { UsageChart } from "../views/usage-chart";
+
+/** Until the email is verified: what waits for it, and a button for a new link (3 an hour). */
+function VerifyBanner(props: { user: UserRow; mail: string | undefined }) {
+  if (props.user.emailVerifiedAt !== null) return null;
+  const wait = /^wait-(\d{1,3})$/.exec(props.mail ?? "")?.[1];
+  return (
+    <section class="panel" id="verify-banner">
+      <h2>Verify your email</h2>
+      {props.mail === "sent" ? <Notice kind="ok">A new link is on its way.</Notice> : null}
+      {wait ? (
+        <Notice kind="error">
+          Three links were sent in the last hour. Try again in {wait} minute{wait === "1" ? "" : "s"}.
+        </Notice>
+      ) : null}
+      <p>
+        We sent a link to <strong>{props.user.email}</strong>.{" "}
+        {props.user.pendingCredits > 0
+          ? `Your ${formatNumber(props.user.pendingCredits)} sign-up credits are added once it is verified.`
+          : "Verifying proves the address is yours."}{" "}
+        The link works for 24 hours.
+      </p>
+      <PostForm action={consolePaths.resendVerification}>
+        <button type="submit" class="secondary">
+          Send a new link
+        </button>
+      </PostForm>
+    </section>
+  );
+}
 
 export function registerOverview(app: Hono<ConsoleEnv>) {
   app.get("/", async (c) => {
@@ -22,6 +53,7 @@ export function registerOverview(app: Hono<ConsoleEnv>) {
       c,
       { title: "Overview", tab: "overview" },
       <>
+        <VerifyBanner user={c.get("user")} mail={c.req.query("mail")} />
         <div class="grid">
           <section class="panel">
             <h2>Balance</h2>

@@ -19,6 +19,7 @@ const DONE: Record<string, string> = {
   password: "Password changed. Every other session was signed out.",
   passkey: "Passkey added. You can sign in with it from now on.",
   removed: "Passkey removed.",
+  reset: "Password reset. Every other session was signed out.",
 };
 
 async function securityPage(

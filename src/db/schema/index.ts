@@ -2,6 +2,7 @@ export * from "./accounts";
 export * from "./api-keys";
 export * from "./api-requests";
 export * from "./credit-ledger";
+export * from "./email-tokens";
 export * from "./files";
 export * from "./idempotency-records";
 export * from "./passkeys";

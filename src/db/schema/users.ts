@@ -19,8 +19,13 @@ export const users = sqliteTable(
     email: text("email").notNull(),
     /** PHC string of the password's hash (src/users/password.ts); null for a user without a password. */
     passwordHash: text("password_hash"),
-    /** Email ownership is not verified yet (no mail leaves the system); kept for when it is. */
+    /** When the user opened a verification (or reset) link mailed to `email`; null until then. */
     emailVerifiedAt: integer("email_verified_at"),
+    /**
+     * Sign-up credits promised but not granted: the account gets them through the ledger when the email is
+     * verified, once (the grant zeroes this). 0 for users from before verification, who had them at sign-up.
+     */
+    pendingCredits: integer("pending_credits").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("users_email_idx").on(t.email), index("users_account_idx").on(t.accountId)],

@@ -5,6 +5,7 @@ import type { ConsoleEnv } from "../../console/context";
 import { consoleError, notFound } from "../../console/errors";
 import { registerAuthPages } from "../../console/pages/auth";
 import { registerCreditPages } from "../../console/pages/credits";
+import { registerEmailPages } from "../../console/pages/email";
 import { registerKeyPages } from "../../console/pages/keys";
 import { registerOverview } from "../../console/pages/overview";
 import { registerRequestLog } from "../../console/pages/requests";
@@ -23,6 +24,9 @@ const PUBLIC = new Set([
   consolePaths.signIn,
   consolePaths.signInPasskey,
   consolePaths.signUp,
+  consolePaths.verify,
+  consolePaths.reset,
+  consolePaths.resetNew,
   consolePaths.webauthnScript,
 ]);
 
@@ -46,6 +50,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
 
   registerAssets(console);
   registerAuthPages(console);
+  registerEmailPages(console);
   registerSignOut(console);
   registerOverview(console);
   registerKeyPages(console);
