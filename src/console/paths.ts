@@ -22,6 +22,7 @@ export const consolePaths = {
   tasks: `${CONSOLE}/tasks`,
   task: (taskId: string) => `${CONSOLE}/tasks/${taskId}`,
   requests: `${CONSOLE}/requests`,
+  usage: `${CONSOLE}/usage`,
   credits: `${CONSOLE}/credits`,
   security: `${CONSOLE}/security`,
   password: `${CONSOLE}/security/password`,

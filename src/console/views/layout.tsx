@@ -11,6 +11,7 @@ const NAV = [
   ["tasks", "Tasks", consolePaths.tasks],
   ["uploads", "Uploads", `${consolePaths.overview}/uploads`],
   ["requests", "Request log", consolePaths.requests],
+  ["usage", "Usage", consolePaths.usage],
   ["credits", "Credits", consolePaths.credits],
   ["security", "Security", consolePaths.security],
 ] as const;

@@ -43,6 +43,8 @@ th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(-
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td code, td .badge, .nowrap { white-space: nowrap; overflow-wrap: normal; }
+.swatch { vertical-align: -1px; }
+.usage-chart.daily { display: block; max-height: 320px; }
 .fields { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); align-items: start; }
 tr:last-child td { border-bottom: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }

@@ -12,6 +12,7 @@ import { registerRequestLog } from "../../console/pages/requests";
 import { registerSecurityPages, registerSignOut } from "../../console/pages/security";
 import { registerTaskPages } from "../../console/pages/tasks";
 import { registerUploadPages } from "../../console/pages/uploads";
+import { registerUsagePage } from "../../console/pages/usage";
 import { registerWebhookPages } from "../../console/pages/webhooks";
 import { CONSOLE, consolePaths } from "../../console/paths";
 import { requireUser, verifySessionForm } from "../../console/session";
@@ -58,6 +59,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
   registerTaskPages(console);
   registerRequestLog(console);
   registerUploadPages(console);
+  registerUsagePage(console);
   registerCreditPages(console);
   registerSecurityPages(console);
   console.all("*", () => {
