@@ -176,6 +176,9 @@ describe.skipIf(!existsSync(CHROMIUM))("dashboard in headless Chromium", () => {
     const before = await page.inputValue("#secret-0");
     expect(before).toMatch(/^whsec_/);
 
+    await page.getByRole("link", { name: "Rotate…" }).click();
+    await page.waitForURL("**/webhook-secret/rotate");
+    expect(await text()).toContain("Rotate the webhook signing secret?");
     await page.getByRole("button", { name: "Rotate the secret" }).click();
     await page.waitForURL("**?done=rotated");
     expect(await text()).toMatch(/(23 h 59 min|24 h) left/);

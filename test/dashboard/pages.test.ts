@@ -269,7 +269,16 @@ describe("webhook secret", () => {
     expect(revealed.status).toBe(200);
     expect(await revealed.text()).toContain(webhookSecret);
 
-    const rotated = await client.submit(page, `${page}/rotate`);
+    // The page only links to a confirmation; the confirmation's form rotates.
+    expect(masked).not.toContain(`action="${page}/rotate"`);
+    expect(masked).toContain(`href="${page}/rotate"`);
+    expect(
+      (await db().select().from(webhookSecrets).where(eq(webhookSecrets.accountId, accountId)).all()).length,
+    ).toBe(1);
+    const confirm = await (await client.get(`${page}/rotate`)).text();
+    expect(confirm).toContain("Rotate the webhook signing secret?");
+    expect(confirm).toContain(`action="${page}/rotate"`);
+    const rotated = await client.submit(`${page}/rotate`, `${page}/rotate`);
     expect(rotated.status).toBe(303);
     expect(location(rotated)).toBe(`${page}?done=rotated`);
     const rows = await db()

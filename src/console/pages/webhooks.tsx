@@ -2,6 +2,7 @@ import type { Context, Hono } from "hono";
 import { text } from "../../dashboard/forms";
 import { SecretPanels } from "../../dashboard/pages/webhook-secret";
 import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views/components";
+import { ConfirmRotation } from "../../dashboard/views/confirm-rotation";
 import { formatRemaining } from "../../dashboard/views/format";
 import { isUlid } from "../../util/ulid";
 import { RESEND_PER_TASK, resendLastEvent } from "../../webhooks/resend";
@@ -96,20 +97,7 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
     renderConsole(
       c,
       { title: "Rotate the webhook secret", tab: "webhooks" },
-      <section class="panel">
-        <h1>Rotate the webhook signing secret?</h1>
-        <p>
-          A new secret signs every delivery from now on. The current one keeps signing beside it for{" "}
-          {formatRemaining(ROTATION_OVERLAP_MS)}, then stops: every receiver must have the new secret by then.
-          A rotation cannot be undone.
-        </p>
-        <PostForm action={consolePaths.rotateSecret} class="actions">
-          <button type="submit" class="danger">
-            Rotate the secret
-          </button>
-          <a href={consolePaths.webhooks}>Cancel</a>
-        </PostForm>
-      </section>,
+      <ConfirmRotation action={consolePaths.rotateSecret} cancel={consolePaths.webhooks} />,
     ),
   );
   app.post("/webhooks/rotate", async (c) => {

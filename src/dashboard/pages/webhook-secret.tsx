@@ -7,6 +7,7 @@ import { doneMessage, loadAccount } from "../load";
 import { paths, query } from "../paths";
 import { render } from "../render";
 import { AccountHeader, Badge, Notice, PostForm, SecretField, Time } from "../views/components";
+import { ConfirmRotation } from "../views/confirm-rotation";
 import { formatRemaining } from "../views/format";
 
 type ActiveSecret = { secret: string; activeUntil: number | null };
@@ -113,7 +114,7 @@ async function secretPage(c: Context<DashboardEnv>, account: AccountRow, reveale
           action: paths.revealSecret(account.id),
           label: `Reveal ${secrets.length > 1 ? "secrets" : "secret"}`,
         }}
-        rotate={{ action: paths.rotateSecret(account.id), label: "Rotate the secret" }}
+        rotate={{ confirm: paths.rotateSecret(account.id), label: "Rotate…" }}
       />
     </>,
   );
@@ -126,6 +127,20 @@ export function registerWebhookSecret(app: Hono<DashboardEnv>) {
   app.post("/accounts/:accountId/webhook-secret/reveal", async (c) =>
     secretPage(c, await loadAccount(c), true),
   );
+
+  // Rotating asks first, as the console does and as revoking a key does: every receiver of the account must
+  // get the new secret within the overlap.
+  app.get("/accounts/:accountId/webhook-secret/rotate", async (c) => {
+    const account = await loadAccount(c);
+    return render(
+      c,
+      `Rotate the webhook secret · ${account.name}`,
+      <>
+        <AccountHeader account={account} tab="webhook" />
+        <ConfirmRotation action={paths.rotateSecret(account.id)} cancel={paths.webhookSecret(account.id)} />
+      </>,
+    );
+  });
 
   app.post("/accounts/:accountId/webhook-secret/rotate", async (c) => {
     const account = await loadAccount(c);
