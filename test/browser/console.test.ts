@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -15,7 +15,23 @@ import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, startHelperServer, until } from "
  */
 
 const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = "violet staircase under the sea";
+const NEW_PASSWORD = "plum kettle orbit sandal";
+
+const AXE = readFileSync(path.resolve(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8");
+type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] };
+
+/** axe-core's serious and critical findings on the page (evaluated over DevTools, so the CSP need not allow it). */
+async function axe(p: Page) {
+  await p.evaluate(AXE);
+  const result = await p.evaluate<AxeResult>(
+    "axe.run(document, { resultTypes: ['violations'] })" as unknown as () => AxeResult,
+  );
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
+}
 
 describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", () => {
   let service: RunningService;
@@ -43,6 +59,32 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
   const pathname = (p = page) => new URL(p.url()).pathname;
   const shot = async (name: string, p = page) => {
     await p.screenshot({ path: path.join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+  };
+  /** The page as it is, at 1280 px and at 390 px (console-<name>.png and console-<name>-phone.png). */
+  const shots = async (name: string, p = page) => {
+    await shot(name, p);
+    await p.setViewportSize(PHONE);
+    expect(await p.evaluate<number>("document.documentElement.scrollWidth"), name).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    await shot(`${name}-phone`, p);
+    await p.setViewportSize(DESKTOP);
+  };
+  const userSql = (what: string) => `SELECT count(*) FROM ${what} AND u.email = '${email.toLowerCase()}'`;
+  /** The newest mail to `to` whose subject matches, opened in the dev mailbox, and its link followed. */
+  const followMailedLink = async (p: Page, to: string, subject: string, count: number) => {
+    await until(`${count} mail(s) to ${to}`, async () => {
+      await p.goto(`${site}/dev/mailbox?to=${encodeURIComponent(to)}`);
+      return (await p.getByRole("link", { name: subject }).count()) >= count ? true : undefined;
+    });
+    await p.getByRole("link", { name: subject }).first().click();
+    await p.waitForURL("**/dev/mailbox/*");
+    const link = p.locator("pre.mail a");
+    expect(await link.getAttribute("href")).toMatch(/#token=[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}$/);
+    await link.click();
+    // The page's script moves the token from the fragment into the form and drops it from the address bar.
+    await expect.poll(() => p.url()).not.toContain("#token");
+    expect(await p.inputValue("#field-token")).toMatch(/^[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}$/);
   };
   const watch = (p: Page) => {
     p.on("pageerror", (error) => pageErrors.push(error.message));
@@ -118,6 +160,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await expect.poll(() => page.locator('[data-copy="new-key"]').textContent()).toBe("Copied");
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(defaultKey);
     await shot("signed-up");
+    expect(await axe(page)).toEqual([]);
     // Reloading the page after the sign-up: no second account, and the key is not shown again.
     expect((await page.reload())!.request().method()).toBe("GET");
     expect(pathname()).toBe("/console");
@@ -133,8 +176,45 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       await page.goto(`${site}${p}`);
       expect(await page.content(), p).not.toContain(secret);
     }
+    // The sign-up credits wait for the email's verification.
+    await page.goto(`${site}/console`);
+    expect(await page.locator("[data-balance]").textContent()).toBe("0");
+    expect(await page.locator("#verify-banner").textContent()).toContain(
+      "Your 100 sign-up credits are added once it is verified.",
+    );
+  });
+
+  it("verifies the email through the local mailbox: the credits arrive once; reloads repeat nothing", async () => {
+    const verifyTokens = userSql(
+      "email_tokens t JOIN users u ON u.id = t.user_id WHERE t.purpose = 'verify'",
+    );
+    await page.goto(`${site}/console`);
+    await page.getByRole("button", { name: "Send a new link" }).click();
+    await page.waitForURL("**/console?mail=sent");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await service.count(verifyTokens)).toBe(2); // the sign-up's and this one, not a third
+    await shots("verify-banner");
+
+    await until("two mails in the mailbox", async () => {
+      await page.goto(`${site}/dev/mailbox?to=${encodeURIComponent(email)}`);
+      return (await page.locator("tbody tr").count()) === 2 ? true : undefined;
+    });
+    await shots("mailbox");
+    await page.getByRole("link", { name: "Verify your email for p6 media API" }).first().click();
+    await shots("mailbox-message");
+    await followMailedLink(page, email, "Verify your email for p6 media API", 2);
+    await shots("verify");
+    await page.getByRole("button", { name: "Verify my email" }).click();
+    await page.waitForURL("**/console/verify?done=verified");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    await shots("verified");
+    const grants = userSql(
+      "credit_ledger l JOIN users u ON u.account_id = l.account_id WHERE l.kind = 'grant'",
+    );
+    expect(await service.count(grants)).toBe(1);
     await page.goto(`${site}/console`);
     expect(await page.locator("[data-balance]").textContent()).toBe("100");
+    expect(await page.locator("#verify-banner").count()).toBe(0);
   });
 
   it("creates a read-only key (POST refused 403), then revokes it after a confirmation (401)", async () => {
@@ -385,7 +465,9 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(PASSWORD);
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      expect(await page.locator("main").textContent()).toContain("or sign in with a passkey");
+      expect(await page.locator("main").textContent()).toContain(
+        "sign in with a passkey, or reset your password",
+      );
       await page.getByRole("button", { name: "Sign in with a passkey" }).click();
       await page.waitForURL(`${site}/console`);
     } finally {
@@ -444,6 +526,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       "/console/credits",
       "/console/webhooks",
       "/console/requests",
+      "/console/usage",
     ]) {
       await intruder.goto(`${site}${p}`);
       const content = await intruder.content();
@@ -468,6 +551,118 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     expect(revoke.status()).toBe(404);
     expect((await api("/v1/tasks", defaultKey)).status).toBe(200);
     await other.close();
+
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows usage per day and operation as a chart, the numbers of GET /v1/usage", async () => {
+    await page.goto(`${site}/console`);
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.waitForURL("**/console/usage");
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = (await (await api(`/v1/usage?from=${today}&to=${today}`, defaultKey)).json()) as {
+      results: { operation: string; count: number; credits: number }[];
+      total_credits: number;
+    };
+    expect(usage.total_credits).toBeGreaterThan(0);
+    await page.getByRole("link", { name: "7 days" }).click();
+    await page.waitForURL("**/console/usage?days=7");
+    expect(await page.locator("main h2").first().textContent()).toBe(
+      `${usage.total_credits} credits in 7 days`,
+    );
+    for (const r of usage.results) {
+      expect(await page.locator(`svg.daily rect title`).allTextContents()).toContain(
+        `${today} ${r.operation}: ${r.count}×, ${r.credits} credits`,
+      );
+    }
+    await shots("usage");
+  });
+
+  it("axe-core: no serious or critical violation on any console page, at 1280 and 390 px", async () => {
+    const keyId = defaultKey.slice(3, 29);
+    const signedIn = [
+      "/console",
+      "/console/keys",
+      `/console/keys/${keyId}/revoke`,
+      "/console/webhooks",
+      "/console/webhooks/rotate",
+      "/console/tasks",
+      `/console/tasks/${firstTaskId}`,
+      "/console/requests",
+      "/console/usage",
+      "/console/credits",
+      "/console/security",
+      "/console/verify?done=verified",
+      "/console/no-such-page",
+      "/dev/mailbox",
+    ];
+    const signedOut = [
+      "/console/sign-in",
+      "/console/sign-up",
+      "/console/reset",
+      "/console/reset/new",
+      "/console/verify",
+    ];
+    const found: Record<string, string[]> = {};
+    const visit = async (p: Page, at: string, width: string) => {
+      await p.goto(`${site}${at}`);
+      const violations = await axe(p);
+      if (violations.length > 0) found[`${at} @${width}`] = violations;
+    };
+    for (const [viewport, width] of [
+      [DESKTOP, "1280"],
+      [PHONE, "390"],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      for (const at of signedIn) await visit(page, at, width);
+      const fresh = await browser.newContext({ viewport });
+      const stranger = await fresh.newPage();
+      for (const at of signedOut) await visit(stranger, at, width);
+      await fresh.close();
+    }
+    await page.setViewportSize(DESKTOP);
+    expect(found).toEqual({});
+  });
+
+  it("resets the password through the local mailbox: every session ends, the new one signs in", async () => {
+    const elsewhere = await browser.newContext();
+    const second = await elsewhere.newPage();
+    await signInWithPassword(second, email);
+    await page.goto(`${site}/console`);
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL("**/console/sign-in");
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Mail me a link" }).click();
+    await page.waitForURL("**/console/reset?sent=1");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    const resetTokens = userSql("email_tokens t JOIN users u ON u.id = t.user_id WHERE t.purpose = 'reset'");
+    expect(await service.count(resetTokens)).toBe(1);
+    await shots("reset");
+
+    await followMailedLink(page, email, "Reset your p6 media API password", 1);
+    await page.getByLabel("New password").fill("password1234");
+    await page.getByRole("button", { name: "Set the password and sign in" }).click();
+    expect(await page.locator("#field-password-error").textContent()).toContain("Too easy to guess.");
+    await shots("reset-new");
+    await page.getByLabel("New password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Set the password and sign in" }).click();
+    await page.waitForURL("**/console/security?done=reset");
+    expect((await page.reload())!.request().method()).toBe("GET");
+    expect(await page.locator("main").textContent()).toContain("Password reset.");
+
+    // The other session ended; the old password no longer signs in, the new one does.
+    await second.goto(`${site}/console/keys`);
+    expect(new URL(second.url()).pathname).toBe("/console/sign-in");
+    await second.getByLabel("Email").fill(email);
+    await second.getByLabel("Password").fill(PASSWORD);
+    await second.getByRole("button", { name: "Sign in", exact: true }).click();
+    expect(await second.locator("main").textContent()).toContain("do not match");
+    await second.getByLabel("Password").fill(NEW_PASSWORD);
+    await second.getByRole("button", { name: "Sign in", exact: true }).click();
+    await second.waitForURL(`${site}/console/keys`); // back where the ended session was sent to sign in
+    await elsewhere.close();
 
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);

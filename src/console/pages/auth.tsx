@@ -170,7 +170,8 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
       <section class="panel" id="new-key-panel">
         <h1>Your account is ready</h1>
         <p>
-          We sent a link to <strong>{c.get("user")?.email ?? "your email"}</strong> to verify it
+          We sent a link to <strong class="anywhere">{c.get("user")?.email ?? "your email"}</strong> to verify
+          it
           {flash.credits > 0
             ? `: your ${formatNumber(flash.credits)} sign-up credits are added once it is verified`
             : ""}

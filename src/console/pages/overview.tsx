@@ -25,7 +25,7 @@ function VerifyBanner(props: { user: UserRow; mail: string | undefined }) {
         </Notice>
       ) : null}
       <p>
-        We sent a link to <strong>{props.user.email}</strong>.{" "}
+        We sent a link to <strong class="anywhere">{props.user.email}</strong>.{" "}
         {props.user.pendingCredits > 0
           ? `Your ${formatNumber(props.user.pendingCredits)} sign-up credits are added once it is verified.`
           : "Verifying proves the address is yours."}{" "}

@@ -68,7 +68,9 @@ export function registerUsagePage(app: Hono<ConsoleEnv>) {
           {rows.length === 0 ? (
             <p class="muted">No billed operations in these {days} days.</p>
           ) : (
-            <DailyUsageChart days={dates} rows={rows} colours={colours} />
+            <div class="chart-wrap">
+              <DailyUsageChart days={dates} rows={rows} colours={colours} />
+            </div>
           )}
         </section>
         <div class="grid">

@@ -58,7 +58,7 @@ export function DailyUsageChart(props: { days: string[]; rows: UsageRow[]; colou
             stroke="currentColor"
             stroke-opacity="0.15"
           />
-          <text x={LEFT - 6} y={y(tick) + 4} text-anchor="end" font-size="13" fill="currentColor">
+          <text x={LEFT - 6} y={y(tick) + 4} text-anchor="end" font-size="14" fill="currentColor">
             {formatNumber(tick)}
           </text>
         </g>
@@ -88,7 +88,7 @@ export function DailyUsageChart(props: { days: string[]; rows: UsageRow[]; colou
                 x={(x + barWidth / 2).toFixed(1)}
                 y={HEIGHT - 8}
                 text-anchor="middle"
-                font-size="13"
+                font-size="14"
                 fill="currentColor"
               >
                 {d.slice(5)}

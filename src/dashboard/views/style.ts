@@ -44,6 +44,12 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: 
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td code, td .badge, .nowrap { white-space: nowrap; overflow-wrap: normal; }
 .swatch { vertical-align: -1px; }
+.anywhere { overflow-wrap: anywhere; }
+/* A link inside running text is underlined, not told apart by colour alone (axe: link-in-text-block). */
+main p a:not(.button), .notice a { text-decoration: underline; text-underline-offset: 2px; }
+.chart-wrap { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+.chart-wrap .usage-chart.daily { min-width: 600px; }
+pre.mail { white-space: pre-wrap; overflow-wrap: anywhere; }
 .usage-chart.daily { display: block; max-height: 320px; }
 .fields { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); align-items: start; }
 tr:last-child td { border-bottom: 0; }

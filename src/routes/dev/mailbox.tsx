@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
+import { securityHeaders } from "../../dashboard/middleware";
 import { PageContext, Table } from "../../dashboard/views/components";
 import { Frame } from "../../dashboard/views/layout";
 import { ApiError } from "../../errors/api-error";
@@ -50,6 +51,8 @@ function Body(props: { text: string }) {
  */
 export function registerDevMailbox(app: OpenAPIHono<AppEnv>) {
   const dev = new Hono<DevEnv>();
+  // The pages' own CSP with a nonce for the stylesheet, as the dashboard's and the console's.
+  dev.use("*", securityHeaders);
   dev.get("/mailbox", async (c) => {
     open(c);
     const to = c.req.query("to")?.trim().toLowerCase() || undefined;
@@ -70,7 +73,7 @@ export function registerDevMailbox(app: OpenAPIHono<AppEnv>) {
               id: m.id,
               cells: [
                 m.sentAt.replace("T", " ").slice(0, 19),
-                m.to,
+                <span class="anywhere">{m.to}</span>,
                 <a href={`${MAILBOX}/${m.id}`}>{m.subject}</a>,
               ],
             }))}
