@@ -68,9 +68,10 @@ export function registerUsagePage(app: Hono<ConsoleEnv>) {
           {rows.length === 0 ? (
             <p class="muted">No billed operations in these {days} days.</p>
           ) : (
-            <div class="chart-wrap">
+            // Scrolls sideways on a phone: focusable, so the keyboard can scroll it too.
+            <section class="chart-wrap" tabindex={0} aria-label="Chart of credits per day">
               <DailyUsageChart days={dates} rows={rows} colours={colours} />
-            </div>
+            </section>
           )}
         </section>
         <div class="grid">

@@ -47,8 +47,9 @@ td code, td .badge, .nowrap { white-space: nowrap; overflow-wrap: normal; }
 .anywhere { overflow-wrap: anywhere; }
 /* A link inside running text is underlined, not told apart by colour alone (axe: link-in-text-block). */
 main p a:not(.button), .notice a { text-decoration: underline; text-underline-offset: 2px; }
-.chart-wrap { overflow-x: auto; -webkit-overflow-scrolling: touch; }
-.chart-wrap .usage-chart.daily { min-width: 600px; }
+/* Narrower than 600 px the chart scrolls inside its panel; rtl starts it scrolled to the newest days. */
+.chart-wrap { overflow-x: auto; -webkit-overflow-scrolling: touch; direction: rtl; }
+.chart-wrap .usage-chart.daily { min-width: 600px; direction: ltr; }
 pre.mail { white-space: pre-wrap; overflow-wrap: anywhere; }
 .usage-chart.daily { display: block; max-height: 320px; }
 .fields { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); align-items: start; }
