@@ -20,6 +20,15 @@ function sampleSource(origin: string, kind: string) {
   return `${origin}${/(^|\/)image[./]/.test(kind) ? SAMPLE_MEDIA.image : SAMPLE_MEDIA.video}`;
 }
 
+/**
+ * Headers the tus protocol requires on every request that names them, which the document marks optional only
+ * because the service answers their absence itself (412, 400): the samples send them.
+ */
+const TUS_HEADERS = new Set(["tus-resumable", "upload-length", "upload-offset"]);
+
+/** The raw body of a tus PATCH: the file's bytes from its offset. */
+const OFFSET_OCTET_STREAM = "application/offset+octet-stream";
+
 /** The request an operation's samples make: its required parameters and its body's example, source swapped. */
 function requestOf(doc: Document, origin: string, path: string, method: string, operation: Operation) {
   const item = doc.paths?.[path];
@@ -36,7 +45,7 @@ function requestOf(doc: Document, origin: string, path: string, method: string, 
     // One key per operation: a shared example key would be refused as reused by the next operation's sample.
     else if (parameter.name.toLowerCase() === "idempotency-key")
       headers[parameter.name] = `example-${operation.operationId ?? method}-1`;
-    else if (!parameter.required) continue;
+    else if (!parameter.required && !TUS_HEADERS.has(parameter.name.toLowerCase())) continue;
     else if (parameter.in === "query") query[parameter.name] = value(parameter);
     else if (parameter.in === "header") headers[parameter.name] = value(parameter);
   }
@@ -53,9 +62,12 @@ function requestOf(doc: Document, origin: string, path: string, method: string, 
         body.params.watermark_url = `${origin}${SAMPLE_MEDIA.image}`;
     }
   }
+  const file = operation.requestBody?.content?.[OFFSET_OCTET_STREAM]
+    ? { name: "in.mp4", contentType: OFFSET_OCTET_STREAM }
+    : undefined;
   const security = operation.security ?? doc.security ?? [];
   const authenticated = security.some((requirement) => Object.keys(requirement).length > 0);
-  return { method, path, pathParams, query, headers, body, authenticated } satisfies RequestExample;
+  return { method, path, pathParams, query, headers, body, file, authenticated } satisfies RequestExample;
 }
 
 /** The same request with the TypeScript client (clients/typescript), which adds Idempotency-Key itself. */
@@ -89,6 +101,28 @@ export function typescriptExample(origin: string, request: RequestExample): stri
 }
 
 /**
+ * A whole upload with tus-js-client (what the TypeScript samples of the tus routes show instead of the
+ * client's typed calls, which cannot stream a file's bytes): resumable, the key in the Authorization header.
+ */
+export function tusExample(origin: string): string {
+  return [
+    `import { readFile } from "node:fs/promises";`,
+    `import * as tus from "tus-js-client";`,
+    "",
+    `const file = await readFile("in.mp4");`,
+    "const upload = new tus.Upload(file, {",
+    `  endpoint: ${JSON.stringify(`${origin}/v1/uploads`)},`,
+    '  headers: { Authorization: "Bearer " + process.env.P6_API_KEY },',
+    `  metadata: { filename: "in.mp4" },`,
+    "  chunkSize: 50 * 1024 * 1024,",
+    "  onSuccess: () => console.log(upload.url), // then: source_upload_id = the last part of this URL",
+    "  onError: (error) => console.error(error),",
+    "});",
+    "upload.start();",
+  ].join("\n");
+}
+
+/**
  * Puts `x-codeSamples` on every operation of the document (in place): curl, then the TypeScript client, for
  * the instance at `origin`. The key is read from $P6_API_KEY in both.
  */
@@ -99,9 +133,13 @@ export function addCodeSamples(doc: Document, origin: string) {
       const operation = item[method];
       if (!operation) continue;
       const request = requestOf(doc, origin, path, method, operation);
+      // The tus routes: OPTIONS is discovery and PATCH carries bytes, which a resumable client sends.
+      const tusBytes = method === "options" || request.file !== undefined;
       const samples: CodeSample[] = [
         { lang: "Shell", label: "curl", source: curlExample(origin, request) },
-        { lang: "TypeScript", label: "TypeScript client", source: typescriptExample(origin, request) },
+        tusBytes
+          ? { lang: "TypeScript", label: "tus-js-client", source: tusExample(origin) }
+          : { lang: "TypeScript", label: "TypeScript client", source: typescriptExample(origin, request) },
       ];
       (operation as Operation & { "x-codeSamples"?: CodeSample[] })["x-codeSamples"] = samples;
     }

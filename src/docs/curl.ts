@@ -6,6 +6,8 @@ export type RequestExample = {
   query: Record<string, unknown>;
   headers: Record<string, unknown>;
   body?: unknown;
+  /** A file sent as the raw body in place of JSON (a tus PATCH's bytes), with its content type. */
+  file?: { name: string; contentType: string };
   authenticated: boolean;
 };
 
@@ -29,7 +31,12 @@ export function curlExample(baseUrl: string, request: RequestExample): string {
   if (request.authenticated) lines.push(`-H "Authorization: Bearer $P6_API_KEY"`);
   for (const [name, value] of Object.entries(request.headers))
     lines.push(`-H ${shellQuote(`${headerName(name)}: ${value}`)}`);
-  if (request.body !== undefined) {
+  if (request.file !== undefined) {
+    lines.push(
+      `-H ${shellQuote(`Content-Type: ${request.file.contentType}`)}`,
+      `--data-binary @${request.file.name}`,
+    );
+  } else if (request.body !== undefined) {
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(request.body))}`);
   }
   return lines.join(" \\\n  ");

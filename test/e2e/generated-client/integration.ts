@@ -1,7 +1,7 @@
 /**
  * An integration as a new client would write it against types generated from the live document with
  * openapi-typescript's default options: every /v1 operation, called with only the fields the contract
- * requires, and no casts. test/e2e/generated-client.test.ts generates ./api.d.ts beside a copy of this file
+ * requires (a tus upload's headers included), and no casts. test/e2e/generated-client.test.ts generates ./api.d.ts beside a copy of this file
  * and type-checks it.
  */
 import createClient from "openapi-fetch";
@@ -46,6 +46,22 @@ export async function integration() {
   const extracted = await client.POST("/v1/video/extract-audio", { params: key, body: { source_url } });
   const probe = await client.POST("/v1/video/probe", { params: key, body: { source_url } });
 
+  // A tus upload (its bytes as application/offset+octet-stream), then used as a source by its id.
+  const tus = { "Tus-Resumable": "1.0.0" };
+  const upload = await client.POST("/v1/uploads", { params: { header: { ...tus, "Upload-Length": "11" } } });
+  const uploadId = upload.response.headers.get("Location")?.split("/").pop() ?? id;
+  const patched = await client.PATCH("/v1/uploads/{id}", {
+    params: { path: { id: uploadId }, header: { ...tus, "Upload-Offset": "0" } },
+    body: "hello world",
+    headers: { "Content-Type": "application/offset+octet-stream" },
+  });
+  const uploaded = await client.GET("/v1/uploads/{id}", { params: { path: { id: uploadId } } });
+  const fromUpload = await client.POST("/v1/video/probe", {
+    params: key,
+    body: { source_upload_id: uploadId },
+  });
+  const removed = await client.DELETE("/v1/uploads/{id}", { params: { path: { id: uploadId }, header: tus } });
+
   const account = await client.GET("/v1/account");
   const usage = await client.GET("/v1/usage", {
     params: { query: { from: "2026-11-01", to: "2026-11-27" } },
@@ -67,6 +83,7 @@ export async function integration() {
     duration: probe.data?.durationSec,
     problem: created.error?.code,
     balance: account.data?.balance,
+    upload: [patched.response.status, uploaded.data?.state, fromUpload.data?.durationSec, removed.response.status],
     scopes: account.data?.key.scopes,
     spent: usage.data?.results.map((row) => `${row.date} ${row.operation} ${row.credits}`),
   };
