@@ -22,6 +22,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
+import { tablePresentation } from "./corpus/mp4-tables.ts";
 import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 
@@ -178,13 +179,20 @@ describe.skipIf(!existsSync(CORPUS))("what a player presents (issue 29)", () => 
   });
 
   test("B: fast trim of a B-frame H.264 keeps no frame shown at or after end", async () => {
-    const { result, out } = await run("video.trim", "video.mp4", { start: 1, end: 3.466, mode: "fast" });
+    const { result, file, out } = await run("video.trim", "video.mp4", {
+      start: 1,
+      end: 3.466,
+      mode: "fast",
+    });
     expect(result.copied).toBe(true);
     const end = 3.466 - (result.start ?? 0);
     expect(out.every((f) => f.t < end)).toBe(true);
-    expect(videoEnd(out)).toBeLessThanOrEqual(end + 1e-3);
-    expect(Math.abs(result.duration! - videoEnd(out))).toBeLessThanOrEqual(0.001);
-    expect(Math.abs(result.end! - (result.start ?? 0) - videoEnd(out))).toBeLessThanOrEqual(0.001);
+    // Where the video stops, by the file's own tables (its edit list ends the last frame at `end`; ffmpeg 5.1
+    // gives the last sample of a track with composition offsets a duration guessed from the frame rate).
+    const shown = (await tablePresentation(file, 0))!.end;
+    expect(Math.abs(shown - end)).toBeLessThanOrEqual(1e-3);
+    expect(Math.abs(result.duration! - shown)).toBeLessThanOrEqual(0.001);
+    expect(Math.abs(result.end! - (result.start ?? 0) - shown)).toBeLessThanOrEqual(0.001);
   });
 
   test("B: fast trim of a variable-rate video ends its long frame at end", async () => {
