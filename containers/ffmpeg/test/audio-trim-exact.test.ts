@@ -42,7 +42,8 @@ describe("audio.trim cuts exactly", () => {
     [F.alac, "m4a", "alac"],
     [F.mp3, "mp3", "mp3"],
     [F.mjpegPcmMov, "wav", "pcm_u8"],
-    [F.ac3Side, "mka", "ac3"],
+    // AC-3 in M4A: its encoder's 256-sample delay hidden by the edit list (Matroska cannot state it).
+    [F.ac3Side, "m4a", "ac3"],
   ])("%s → %s (%s)", { timeout: 180_000 }, async (source, format, codec) => {
     const { result, file } = await trim(source, { start: START, end: END });
     expect(result).toMatchObject({ format, start: START, copied: false });
