@@ -72,8 +72,10 @@ describe("warm input probes", () => {
     const got = await probe(warm, "video.probe", media(FIXTURES.av));
     expect(got.status).toBe(200);
     expect(got.body).toEqual(AV_PROBE);
-    // One ffprobe, the adopted one: no cold start. Its command is the input probe on a relay URL.
-    expect(got.probes).toHaveLength(1);
+    // One input probe, the adopted one: no cold start. Its command is the input probe on a relay URL. (A
+    // probe of an MP4 with AAC then reads its first audio packets and stream ends: probe.ts earlyAudio.)
+    const inputProbes = got.probes.filter((args) => args.includes("-show_format"));
+    expect(inputProbes).toHaveLength(1);
     expect(got.probes[0]).toEqual(expect.arrayContaining(["-show_format", "-show_streams", "-f", "mov"]));
     expect(got.probes[0]?.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[0-9a-f]{48}$/);
     // Once the engine is idle, the job's after-response work has run: another probe waits already.
@@ -150,7 +152,7 @@ describe("warm input probes", () => {
     await until("the killed process to be gone", () => !processAlive(pid));
     const got = await probe(warm, "video.probe", media(FIXTURES.av));
     expect(got.status).toBe(200);
-    expect(got.probes).toHaveLength(1);
+    expect(got.probes.filter((args) => args.includes("-show_format"))).toHaveLength(1);
     expect(got.probes[0]?.at(-1)).toMatch(/^(file:|http:)/);
   });
 
