@@ -158,8 +158,8 @@ function endMoov(moov: Node, end: number): boolean {
     if (pts[i]! < mediaEnd && (last < 0 || pts[i]! > pts[last]!)) last = i;
   }
   if (last < 0) return false;
-  // A copy whose last frame already ends at or before `end` is held there too (its sample lengthened): a
-  // false here sent an exact copy to be encoded again (cursed-vfr.mp4 {1, 3}, in one run of two).
+  const presentedEnd = Math.max(...pts.map((p, i) => p + deltas[i]!));
+  if (presentedEnd <= mediaEnd && pts.every((p) => p < mediaEnd)) return false;
   const shift = Math.max(1, mediaEnd - pts[last]!) - deltas[last]!;
   deltas[last]! += shift;
   // Later samples decode `shift` earlier or later; their composition offsets keep their presentation times.
