@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { HttpUrl } from "@p6/contract/params";
 import { errorResponses, headers as responseHeaders, withHeaders } from "../../errors/openapi";
 import { errorTypeBase } from "../../errors/problem";
 import { checkLiteralTargets } from "../../fetch/targets";

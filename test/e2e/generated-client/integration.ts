@@ -60,7 +60,9 @@ export async function integration() {
     params: key,
     body: { source_upload_id: uploadId },
   });
-  const removed = await client.DELETE("/v1/uploads/{id}", { params: { path: { id: uploadId }, header: tus } });
+  const removed = await client.DELETE("/v1/uploads/{id}", {
+    params: { path: { id: uploadId }, header: tus },
+  });
 
   const account = await client.GET("/v1/account");
   const usage = await client.GET("/v1/usage", {
@@ -83,7 +85,12 @@ export async function integration() {
     duration: probe.data?.durationSec,
     problem: created.error?.code,
     balance: account.data?.balance,
-    upload: [patched.response.status, uploaded.data?.state, fromUpload.data?.durationSec, removed.response.status],
+    upload: [
+      patched.response.status,
+      uploaded.data?.state,
+      fromUpload.data?.durationSec,
+      removed.response.status,
+    ],
     scopes: account.data?.key.scopes,
     spent: usage.data?.results.map((row) => `${row.date} ${row.operation} ${row.credits}`),
   };
