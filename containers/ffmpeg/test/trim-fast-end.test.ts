@@ -20,6 +20,7 @@ import { CORPUS_DIR } from "./support/corpus.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { type FixtureServer, startFixtureServer } from "./support/fixture-server.ts";
+import { decodedFrames } from "./support/frames.ts";
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
@@ -53,36 +54,6 @@ async function fastTrim(url: string, params: Record<string, unknown>) {
   if (res.status !== 200) throw new Error(`video.trim answered ${res.status}: ${await res.text()}`);
   const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
   return { result, file: await saveBody(res, `fast-end.${result.format}`) };
-}
-
-interface Decoded {
-  t: number;
-  md5: string;
-}
-
-/** Every decoded video frame (edit list honoured) with its presentation time and picture MD5, by time. */
-async function decoded(file: string): Promise<Decoded[]> {
-  const { stdout: times } = await exec(bins.ffprobe, [
-    ...["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time"],
-    ...["-of", "csv=p=0", file],
-  ]);
-  const { stdout: md5s } = await exec(
-    bins.ffmpeg,
-    ["-v", "error", "-i", file, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  // A frame's line may carry side data after its time (a display matrix): the first field is the time.
-  const t = times
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => Number(l.split(",")[0]));
-  const sums = md5s
-    .split("\n")
-    .filter((l) => l.trim() !== "" && !l.startsWith("#"))
-    .map((l) => l.split(",").at(-1)!.trim());
-  expect(sums).toHaveLength(t.length);
-  // framemd5 lists frames in output (presentation) order; ffprobe's times are in the same order.
-  return t.map((time, i) => ({ t: time, md5: sums[i]! })).sort((a, b) => a.t - b.t);
 }
 
 /** The last key packet presented at or before `at`, by the source's own packet flags. */
@@ -120,8 +91,8 @@ async function statedDurations(file: string): Promise<{ format: number; video: n
 async function expectExactEnd(source: string, url: string, start: number, end: number) {
   const { result, file } = await fastTrim(url, { start, end });
   const key = await keyframeAtOrBefore(source, start);
-  const want = (await decoded(source)).filter((f) => f.t >= key - 1e-6 && f.t < end - 1e-6);
-  const got = await decoded(file);
+  const want = (await decodedFrames(source)).filter((f) => f.t >= key - 1e-6 && f.t < end - 1e-6);
+  const got = await decodedFrames(file);
   expect(result).toMatchObject({ format: "mp4", copied: true });
   expect(result.start).toBeCloseTo(key, 3);
   expect(got.map((f) => f.md5)).toEqual(want.map((f) => f.md5));

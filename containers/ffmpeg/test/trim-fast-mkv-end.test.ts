@@ -16,6 +16,7 @@ import type { EngineResult } from "../src/protocol.ts";
 import { audioPresented, decodesCleanly } from "./corpus/measure.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
+import { decodedFrames } from "./support/frames.ts";
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
@@ -53,45 +54,6 @@ afterAll(async () => {
   await engine.close();
 });
 
-interface Decoded {
-  t: number;
-  /** The decoder's duration of the frame (the block's, or the track's default). */
-  duration: number;
-  md5: string;
-}
-
-/** Every decoded video frame with its presentation time, duration and picture MD5, by time. */
-async function decoded(file: string): Promise<Decoded[]> {
-  const { stdout } = await exec(bins.ffprobe, [
-    ...[
-      "-v",
-      "error",
-      "-select_streams",
-      "v:0",
-      "-show_entries",
-      "frame=best_effort_timestamp_time,pkt_duration_time",
-    ],
-    ...["-of", "csv=p=0", file],
-  ]);
-  const { stdout: md5s } = await exec(
-    bins.ffmpeg,
-    ["-v", "error", "-i", file, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const frames = stdout
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => l.split(",").map(Number));
-  const sums = md5s
-    .split("\n")
-    .filter((l) => l.trim() !== "" && !l.startsWith("#"))
-    .map((l) => l.split(",").at(-1)!.trim());
-  expect(sums).toHaveLength(frames.length);
-  return frames
-    .map(([t, duration], i) => ({ t: t!, duration: duration!, md5: sums[i]! }))
-    .sort((a, b) => a.t - b.t);
-}
-
 /** The last key packet presented at or before `at`, by the source's own packet flags. */
 async function keyframeAtOrBefore(file: string, at: number): Promise<number> {
   const { stdout } = await exec(bins.ffprobe, [
@@ -119,8 +81,8 @@ async function expectExactEnd(name: string, start: number, end: number, format: 
   // starts before 0 (the encoder delay), their video a little after: times count from the file's 0.
   const key = await keyframeAtOrBefore(fixturePath(name), start);
   expect(result.start).toBeCloseTo(key, 3);
-  const want = (await decoded(fixturePath(name))).filter((f) => f.t >= key - 1e-6 && f.t < end - 1e-6);
-  const got = await decoded(file);
+  const want = (await decodedFrames(fixturePath(name))).filter((f) => f.t >= key - 1e-6 && f.t < end - 1e-6);
+  const got = await decodedFrames(file);
   expect(got.map((f) => f.md5)).toEqual(want.map((f) => f.md5));
   for (const [i, f] of got.entries()) expect(Math.abs(f.t - (want[i]!.t - key))).toBeLessThan(0.0015);
   // The last frame lasts until end − keyframe, as its block declares: not a whole frame past it.
