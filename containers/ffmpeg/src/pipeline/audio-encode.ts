@@ -198,7 +198,8 @@ const END_LOOKBACK = 2;
  */
 export async function statedAudioEnd(ctx: JobContext, input: Input, index: number): Promise<number | null> {
   const { duration, startTime } = input.info;
-  if (duration === null) return null;
+  // Only an MP4/MOV declares padding this way: other sources are not read at their tail for it.
+  if (duration === null || input.sniffed.demuxer !== "mov") return null;
   // A file that cannot seek (a WebM without cues) fails the listing: it states no MP4 end then.
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
