@@ -68,7 +68,11 @@ describe("routing over several engine instances", () => {
           params: { width: 160 },
         });
         expect(res.status, await res.clone().text()).toBe(200);
-        expect(parseEngineLoad(res.headers.get(ENGINE_LOAD_HEADER))).toMatchObject({ busy: 0 });
+        // The answer carries the answering instance's load as of its end. Jobs of earlier files may still run on
+        // the shared main engine, so only its shape is asserted here; which instance answered is counted below.
+        const load = parseEngineLoad(res.headers.get(ENGINE_LOAD_HEADER));
+        expect(load).not.toBeNull();
+        expect(load!.busy).toBeLessThanOrEqual(load!.slots);
         await res.arrayBuffer();
       }
       // Once refused (503 with its load), the saturated instance is tried last: at most once here.
