@@ -137,6 +137,34 @@ describe("speculative ffmpeg", () => {
     await expectClean();
   });
 
+  test("the early pass ends with its ffmpeg: what follows it (probes, in-place edits) runs once", async () => {
+    // A fast trim probes the file its copy wrote and edits its edit list in place. The early pass went on
+    // after the run the real pass took and did the same on the same file: two edits raced (cursed-vfr.mp4:
+    // a copy whose media data lay 8 bytes off its index, or one refused and re-encoded, run to run).
+    const commands: string[] = [];
+    traceCommands((bin, args) => {
+      if (bin === bins.ffprobe) commands.push(JSON.stringify(args));
+    });
+    try {
+      const res = await engine.job("video.trim", {
+        source_url: media(FIXTURES.av),
+        params: { start: 2.5, end: 4.5, mode: "fast" },
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+      expect(result).toMatchObject({ start: 2, copied: true });
+      await res.arrayBuffer();
+    } finally {
+      traceCommands(null);
+    }
+    // The probes of the copy (packets counted, its tail listed, its head read) each ran once.
+    const ofCopy = commands.filter((c) => c.includes("-count_packets"));
+    expect(ofCopy).toHaveLength(1);
+    expect(commands.length).toBe(new Set(commands).size);
+    await engine.engine.idle();
+    expect(liveProcesses.size).toBe(0);
+  });
+
   test("an index that disagrees with ffprobe: the early run is dropped, the result is ffprobe's", async () => {
     // The index says 400×360, the stream (and ffprobe) 640×360: the early command scales to another height.
     const { result, starts, res } = await traced("video.extract-cover", FIXTURES.lyingIndex, {

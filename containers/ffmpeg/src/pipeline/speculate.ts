@@ -7,7 +7,10 @@
  * run twice over:
  *
  * 1. the speculative pass runs the operation on the guess while ffprobe runs; its first ffmpeg starts at
- *    once. It may not start a second process, and everything it returns is thrown away;
+ *    once. The pass ends when that process exits: it may not start a second one, nor go on to what the
+ *    operation does with the file written (probe it, edit it in place), which is the real pass's to do on
+ *    the same file (a fast trim's two passes both edited its edit list: a corrupt or re-encoded output, run
+ *    to run). Everything it returns is thrown away;
  * 2. once ffprobe has answered, the real pass runs the operation on ffprobe's answer, exactly as without
  *    speculation. When its first ffmpeg command is the very command the speculative pass started (same
  *    arguments; the source may be named by its relay URL or its file), it takes that run's outcome instead
@@ -103,7 +106,8 @@ async function run(ctx: JobContext, input: OpenedInput, job: PreparedMediaJob): 
       const run = ctx.runFfmpeg(args, { ...opts, signal: specSignal });
       run.catch(() => {});
       started = { key: commandKey(args, input.refs), run };
-      return run;
+      // Its output is the real pass's once that takes the run: nothing more of this pass touches it.
+      return run.then(() => Promise.reject(new Error("speculation is over")));
     },
   };
   const speculative = job.run(specCtx, { ...input, info: guessed }).then(
