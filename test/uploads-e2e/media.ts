@@ -1,35 +1,49 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
+
+/** Seconds of noise encoded once; the video repeats it (by stream copy) up to its length. */
+const CLIP_SECONDS = 3;
 
 /**
  * A large real video for the upload tests and the bench: 1280×720 test pattern under temporal noise (so MPEG-4
  * part 2 at q 3 cannot compress it: ≈ 17 MB/s), 25 fps, with a 440 Hz tone, faststart MP4. Cached by recipe in
  * the temp dir; `seconds` 18 gives ≈ 300 MB.
+ *
+ * Only a 3 s clip is encoded (the noise encode was ≈ 3 min of the 18 s on a fresh machine); the concat demuxer
+ * repeats it by stream copy to `seconds` and the tone is encoded for the whole length. Every frame still
+ * differs from its neighbours (the noise is per frame within the clip, and a clip's last frame is not its
+ * first), so a trim one frame off is still told apart from an exact one; a trim start that is not a multiple
+ * of 3 s falls inside a GOP, as in the encoded whole.
  */
 export function largeVideo(seconds: number): string {
   const dir = path.join(os.tmpdir(), "p6-upload-media");
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `noise-720p-${seconds}s-v1.mp4`);
+  const file = path.join(dir, `noise-720p-${seconds}s-v2.mp4`);
   if (existsSync(file)) return file;
   const { ffmpeg } = resolveBinaries(process.env);
+  const clip = path.join(dir, `noise-720p-clip-${CLIP_SECONDS}s-v2.mp4`);
+  const list = path.join(dir, `noise-720p-${seconds}s-v2.txt`);
   const partial = `${file}.part.mp4`;
-  execFileSync(
-    "nice",
-    [
-      "-n",
-      "10",
-      ffmpeg,
-      ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25"],
-      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds)],
-      ...["-vf", "noise=alls=30:allf=t", "-c:v", "mpeg4", "-q:v", "3", "-c:a", "aac", "-b:a", "128k"],
-      ...["-movflags", "+faststart", partial],
-    ],
-    { stdio: "inherit" },
-  );
+  const nice = (args: string[]) =>
+    execFileSync("nice", ["-n", "10", ffmpeg, "-v", "error", "-y", ...args], { stdio: "inherit" });
+  nice([
+    ...["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=25`, "-t", String(CLIP_SECONDS)],
+    ...["-vf", "noise=alls=30:allf=t", "-c:v", "mpeg4", "-q:v", "3", "-an", clip],
+  ]);
+  const repeats = Math.ceil(seconds / CLIP_SECONDS);
+  writeFileSync(list, `file '${path.basename(clip)}'\n`.repeat(repeats));
+  nice([
+    ...["-f", "concat", "-safe", "0", "-i", list],
+    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds)],
+    ...["-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "128k"],
+    ...["-movflags", "+faststart", partial],
+  ]);
   renameSync(partial, file);
+  rmSync(clip, { force: true });
+  rmSync(list, { force: true });
   return file;
 }
 
