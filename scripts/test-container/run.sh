@@ -64,6 +64,12 @@ limit() {
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces and dockerd); run it as root, as CI does"
 [ "$(uname -m)" = x86_64 ] || fail "the base image is built for linux/amd64 only"
 
+# TEST_CONTAINER_STEPS=images stops after phase 1 (the images built or found cached, dockerd stopped): .ci/run
+# builds them this way in the background while `npm run check` and `npm test` run, so the full run after
+# them finds its layers cached (the build is seconds then, the first compile of ffmpeg minutes).
+steps="${TEST_CONTAINER_STEPS:-all}"
+case "$steps" in all | images) ;; *) fail "TEST_CONTAINER_STEPS=$steps: all (default) or images" ;; esac
+
 # --- Packages -----------------------------------------------------------------------------------------------
 step "packages"
 missing=()
@@ -239,7 +245,9 @@ start_dockerd build env
 # later steps only (never in CI; said loudly).
 suites="${TEST_CONTAINER_SUITES:-1}"
 host_results="${TEST_CONTAINER_HOST_RESULTS:-}"
-if [ "$suites" = 1 ] && [ -n "$host_results" ]; then
+if [ "$steps" = images ]; then
+  echo "images only (TEST_CONTAINER_STEPS=images): no suite, no namespace"
+elif [ "$suites" = 1 ] && [ -n "$host_results" ]; then
   echo "engine suite as a host process: not run again, its results are taken from $host_results"
 elif [ "$suites" = 1 ]; then
   (cd "$repo" && NO_COLOR=1 exec setsid timeout -k 15 "$limit_suite" node node_modules/vitest/vitest.mjs run \
@@ -294,6 +302,10 @@ rm -f "$here/sidecar/ca.pem"
 # the cache that lets wrangler's own build inside the namespace (no network) skip `npm install`.
 "$docker" images --format '{{.Repository}}:{{.Tag}}' | grep '^cloudflare-dev/' | xargs -r "$docker" rmi >/dev/null || true
 stop_dockerd
+if [ "$steps" = images ]; then
+  step "images ready"
+  exit 0
+fi
 
 # --- Phase 2: run, inside the namespace ----------------------------------------------------------------------
 step "network namespace $ns and dockerd inside it"
