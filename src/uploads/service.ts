@@ -63,8 +63,9 @@ export async function createUpload(
   });
 }
 
-export async function readUpload(env: Env, accountId: string, id: string, now: number) {
-  return unwrap(await existingObject(env, id).status(accountId, now));
+/** `settle` (HEAD): a PATCH in progress is stopped and committed first, so the offset is where to resume. */
+export async function readUpload(env: Env, accountId: string, id: string, now: number, settle = false) {
+  return unwrap(await existingObject(env, id).status(accountId, now, settle));
 }
 
 export type PatchInput = {

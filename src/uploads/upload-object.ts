@@ -93,9 +93,16 @@ function equalBytes(a: Uint8Array, b: Uint8Array) {
  * object's storage (the tail) until the next PATCH fills the part, or, at the end, goes as the last part.
  * Nothing a PATCH wrote counts until it commits: with a checksum, only when the digest matches; without one, an
  * interrupted PATCH keeps every byte that arrived (tus core), so HEAD then reports where to resume.
+ *
+ * A client resuming after a dropped connection sends HEAD, often before the server has seen the drop (its
+ * PATCH still reading bytes buffered on the way, or a half-open connection sending nothing). HEAD therefore
+ * asks a PATCH in progress to stop where it is, as tusd's lock-release requests do: that PATCH commits what it
+ * has read and answers, and HEAD then reports the offset it left. DELETE and expiry stop it the same way.
  */
 export class UploadObject extends DurableObject<Env> {
   private writing: Promise<void> | null = null;
+  /** Stops the PATCH writing now at the bytes it has read: it commits them and releases the upload. */
+  private stopWriting: (() => void) | null = null;
 
   private get kv() {
     return this.ctx.storage.kv;
@@ -161,8 +168,16 @@ export class UploadObject extends DurableObject<Env> {
     return record;
   }
 
-  /** HEAD and GET: the current state (finishing an upload whose last step failed before). */
-  async status(accountId: string, now: number): Promise<Result<UploadRecord>> {
+  /**
+   * HEAD and GET: the current state (finishing an upload whose last step failed before). With `settle` (HEAD, a
+   * client about to resume), a PATCH in progress is stopped first and its commit awaited (at most 5 s), so the
+   * offset answered is where that client can resume, not the one before the bytes its dropped PATCH delivered.
+   */
+  async status(accountId: string, now: number, settle = false): Promise<Result<UploadRecord>> {
+    if (settle && this.writing && this.check(this.record(), accountId, now) === null) {
+      this.stopWriting?.();
+      await Promise.race([this.writing, new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS))]);
+    }
     const record = this.record();
     const refused = this.check(record, accountId, now);
     if (refused) return refused;
@@ -245,10 +260,20 @@ export class UploadObject extends DurableObject<Env> {
     const partNumber = () => Math.floor(bufferStart / rec.partSize) + 1;
 
     const reader = body.getReader();
+    let stopped = false;
+    this.stopWriting = () => {
+      stopped = true;
+      // A pending read ends (done) at once; what was read so far is committed below.
+      reader.cancel().catch(() => {});
+    };
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done) {
+          // Ended by a stop (see status): cut off, as far as a checksum is concerned.
+          interrupted = stopped;
+          break;
+        }
         if (start + received + value.byteLength > rec.length) {
           pastLength = true;
           await reader.cancel().catch(() => {});
@@ -282,6 +307,8 @@ export class UploadObject extends DurableObject<Env> {
       if (error instanceof Error && /R2|uploadPart/i.test(`${error.name} ${error.message}`))
         storeError = error;
       interrupted = true;
+    } finally {
+      this.stopWriting = null;
     }
 
     if (pastLength) return tooLarge;
@@ -404,8 +431,11 @@ export class UploadObject extends DurableObject<Env> {
   }
 
   private async discard(state: "expired" | "deleted") {
-    // A PATCH in flight finishes (or fails) first, so its commit cannot land after the discard.
-    while (this.writing) await this.writing;
+    // A PATCH in flight is stopped and finishes first, so its commit cannot land after the discard.
+    while (this.writing) {
+      this.stopWriting?.();
+      await this.writing;
+    }
     const rec = this.record();
     if (!rec || rec.state === "expired" || rec.state === "deleted") return;
     if (rec.state === "uploading" && rec.multipartId) {

@@ -124,6 +124,54 @@ describe("PATCH: parts, tail and resumption", () => {
     expect(await sha256Hex((await r2Bytes(accountId, id))!)).toBe(await sha256Hex(data));
   });
 
+  it("HEAD during a PATCH that stalled (a dropped connection not yet seen): that PATCH stops and keeps what arrived, HEAD answers its offset", async () => {
+    const { key, accountId } = await newAccount();
+    const data = bytes(9 * MiB + 77, 6);
+    const { id, path } = await createUpload(key, data.byteLength);
+    const sent = 3 * MiB + 5;
+    // Sends `sent` bytes, then nothing more and never ends: the server cannot tell it from a slow client.
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(data.slice(0, sent));
+      },
+    });
+    const cut = patch(key, path, 0, stalled);
+    // Until the object has the bytes (GET does not disturb the PATCH; its offset is the committed one).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(((await (await call(path, { key })).json()) as UploadJson).offset).toBe(0);
+    const started = Date.now();
+    const h = await head(key, path);
+    expect(h.status).toBe(200);
+    expect(h.headers.get("upload-offset")).toBe(String(sent));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The stopped PATCH answers too, with the offset it kept; the client resumes from HEAD's offset.
+    const stopped = await cut;
+    expect(stopped.status).toBe(204);
+    expect(stopped.headers.get("upload-offset")).toBe(String(sent));
+    const resumed = await patch(key, path, sent, data.slice(sent));
+    expect(resumed.status).toBe(204);
+    expect(await sha256Hex((await r2Bytes(accountId, id))!)).toBe(await sha256Hex(data));
+  });
+
+  it("DELETE during a stalled PATCH stops it and discards the upload at once", async () => {
+    const { key, accountId } = await newAccount();
+    const { id, path } = await createUpload(key, 4 * MiB);
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes(MiB, 8));
+      },
+    });
+    const cut = patch(key, path, 0, stalled);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = Date.now();
+    const deleted = await call(path, { method: "DELETE", key, headers: TUS });
+    expect(deleted.status).toBe(204);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await cut).status).toBe(204);
+    expect((await head(key, path)).status).toBe(404);
+    expect(await r2Bytes(accountId, id)).toBeNull();
+  });
+
   it("a correct Upload-Checksum is accepted", async () => {
     const { key } = await newAccount();
     const data = bytes(100_000, 9);

@@ -13,7 +13,7 @@ export const headRoute = createRoute({
   tags: ["Uploads"],
   summary: "An upload's offset",
   description:
-    "tus core: where to resume. Upload-Offset (bytes kept so far), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.",
+    "tus core: where to resume. Upload-Offset (bytes kept so far; a PATCH still in progress, e.g. one whose connection dropped unnoticed, is stopped first and keeps what it received), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.",
   request: { params: UploadIdParam, headers: z.object({ "Tus-Resumable": tusResumable }) },
   responses: {
     200: {
@@ -32,7 +32,7 @@ export const headRoute = createRoute({
 
 export async function headUpload(c: Context<AppEnv>, id: string) {
   requireTus(c.req.header("tus-resumable"));
-  const record = await readUpload(c.env, c.get("principal").accountId, id, Date.now());
+  const record = await readUpload(c.env, c.get("principal").accountId, id, Date.now(), true);
   for (const [name, value] of Object.entries(offsetHeaders(record))) c.header(name, value);
   c.header("Upload-Length", String(record.length));
   if (record.metadata) c.header("Upload-Metadata", record.metadata);

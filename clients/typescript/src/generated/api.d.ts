@@ -264,7 +264,7 @@ export interface paths {
     options?: never;
     /**
      * An upload's offset
-     * @description tus core: where to resume. Upload-Offset (bytes kept so far), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     * @description tus core: where to resume. Upload-Offset (bytes kept so far; a PATCH still in progress, e.g. one whose connection dropped unnoticed, is stopped first and keeps what it received), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
      */
     head: operations["headUpload"];
     /**
