@@ -7,7 +7,9 @@
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
  *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile): Docker
- *     is checked (`docker info`) with the login, before anything is created.
+ *     is checked (`docker info`) with the login, before anything is created. The static assets uploaded are
+ *     only the renderer files /docs loads (src/docs/renderer-files.ts), copied from the [assets] directory
+ *     (Scalar's browser build, 49 MB with its source maps and UMD build) and passed as `--assets`.
  *
  *   npm run deploy                   do it
  *   npm run deploy -- --dry-run      print every step, touch nothing remote, run `wrangler deploy --dry-run`
@@ -18,12 +20,22 @@
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { unstable_readConfig } from "wrangler";
+import { isRendererFile } from "../src/docs/renderer-files.ts";
 import { EMOJI_FONT_PATH, EMOJI_PACKAGE, REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
 
@@ -128,6 +140,7 @@ interface DeployConfig {
   containers?: unknown[];
   vars: Record<string, unknown>;
   routes?: (string | { pattern: string })[];
+  assets?: { directory?: string };
 }
 const config = unstable_readConfig({ config: configPath }) as DeployConfig;
 const problems: string[] = [];
@@ -141,6 +154,13 @@ for (const font of REMOTE_FONT_FILES)
   if (!existsSync(font.path)) problems.push(`${font.path} is missing: apt-get install ${font.package}`);
 if (!existsSync(EMOJI_FONT_PATH))
   problems.push(`${EMOJI_FONT_PATH} is missing: apt-get install ${EMOJI_PACKAGE}`);
+const assetsDirectory = config.assets?.directory
+  ? path.resolve(path.dirname(configPath), config.assets.directory)
+  : undefined;
+if (assetsDirectory === undefined || !existsSync(path.join(assetsDirectory, "standalone.esm.js")))
+  problems.push(
+    `no API reference renderer in [assets] directory ${assetsDirectory ?? "(unset)"}: npm install`,
+  );
 if (config.containers?.length !== 1) problems.push("expected one [[containers]] entry (the media engine)");
 if (String(config.vars.ENGINE_URL ?? "") !== "") {
   problems.push(
@@ -301,11 +321,34 @@ for (const secret of SECRETS) {
 }
 prompt?.close();
 
+/** Every file under `dir`, by its path relative to `dir` with forward slashes. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const name = prefix ? `${prefix}/${entry.name}` : entry.name;
+    return entry.isDirectory() ? filesUnder(dir, name) : [name];
+  });
+}
+
+/** The static assets to upload: only the renderer files /docs loads, copied into `into`. */
+function stageAssets(from: string, into: string) {
+  const all = filesUnder(from);
+  const shipped = all.filter(isRendererFile);
+  const size = (names: string[]) =>
+    names.reduce((sum, name) => sum + statSync(path.join(from, name)).size, 0);
+  for (const name of shipped) cpSync(path.join(from, name), path.join(into, name));
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  console.log(
+    `   static assets: ${shipped.length} of ${all.length} files, ${mb(size(shipped))} of ${mb(size(all))} in ${path.relative(root, from)} (only what /docs loads; no source maps, no UMD build)`,
+  );
+}
+
 // 5. Deploy (wrangler builds and pushes the engine image as part of it).
 step(dryRun ? "wrangler deploy --dry-run" : "wrangler deploy");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-"));
 try {
-  const deploy = ["deploy"];
+  const assets = path.join(scratch, "assets");
+  stageAssets(assetsDirectory!, assets);
+  const deploy = ["deploy", "--assets", assets];
   // A dry run builds the Worker only: the engine image needs Docker and is built by the real deploy.
   if (dryRun) deploy.push("--dry-run", "--outdir", path.join(scratch, "dist"), "--containers-rollout=none");
   if (Object.keys(toSet).length > 0) {

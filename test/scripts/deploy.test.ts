@@ -9,8 +9,10 @@ import {
   copyFileSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import os from "node:os";
@@ -32,7 +34,8 @@ interface Account {
 }
 
 const STAND_IN = `#!/usr/bin/env node
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { spawnSync } from "node:child_process";
 const args = process.argv.slice(2).filter((a, i, all) => a !== "--config" && all[i - 1] !== "--config");
 const state = JSON.parse(readFileSync(process.env.P6_FAKE_STATE, "utf8"));
@@ -56,6 +59,12 @@ else if (a === "secret" && b === "list") {
 } else if (a === "deploy") {
   const file = args[args.indexOf("--secrets-file") + 1];
   if (args.includes("--secrets-file")) record.secrets = JSON.parse(readFileSync(file, "utf8"));
+  if (args.includes("--assets")) {
+    const dir = args[args.indexOf("--assets") + 1];
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    record.assets = files.map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
+    record.assetBytes = files.reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
+  }
   if (args.includes("--dry-run")) {
     code = spawnSync(process.env.P6_REAL_WRANGLER, process.argv.slice(2), { stdio: "inherit" }).status;
   }
@@ -105,7 +114,15 @@ function deploy(account: Account, args: string[], env: Record<string, string> = 
     .trim()
     .split("\n")
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { args: string[]; secrets?: Record<string, string> });
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          args: string[];
+          secrets?: Record<string, string>;
+          assets?: string[];
+          assetBytes?: number;
+        },
+    );
   return {
     status: result.status,
     output: `${result.stdout}${result.stderr}`,
@@ -139,6 +156,7 @@ describe("npm run deploy -- --dry-run", () => {
       "would run: wrangler d1 migrations apply DB --remote",
       "ADMIN_TOKEN: would prompt",
       "--dry-run: exiting now.",
+      "(only what /docs loads; no source maps, no UMD build)",
       "Dry run: nothing was created, changed or deployed.",
     ]) {
       expect(run.output).toContain(line);
@@ -158,6 +176,59 @@ describe("npm run deploy -- --dry-run", () => {
     // Neither wrangler whoami nor docker was run.
     expect(run.commands.some((c) => c.startsWith("whoami"))).toBe(false);
     expect(existsSync(path.join(dir, "docker.log"))).toBe(false);
+  });
+});
+
+/**
+ * What /docs loads of the renderer, found by its own route: the entry module and every module it imports,
+ * statically or on demand, followed through the files themselves.
+ */
+function rendererModules(dir: string) {
+  const seen = new Set<string>();
+  const queue = ["standalone.esm.js"];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(path.join(dir, file), "utf8");
+    for (const m of source.matchAll(/(?:from|import)\s*\(?\s*["'`](\.{1,2}\/[^"'`]+\.js)["'`]/g)) {
+      queue.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1]!)));
+    }
+  }
+  return [...seen].sort();
+}
+
+describe("npm run deploy: the static assets", () => {
+  test("uploads only the renderer modules /docs loads, not the 49 MB folder with its maps and UMD build", () => {
+    const config = configCopy();
+    try {
+      const run = deploy(
+        {
+          d1: { "p6-media": UUID },
+          r2: ["p6-media-files", "p6-media-fonts"],
+          queues: QUEUES,
+          secrets: ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET"],
+        },
+        ["--config", config],
+      );
+      expect(run.status, run.output).toBe(0);
+      const call = run.calls.at(-1)!;
+      expect(call.args[0]).toBe("deploy");
+      const folder = path.join(root, "node_modules/@scalar/api-reference/dist/browser");
+      const modules = rendererModules(folder);
+      expect(modules.length).toBeGreaterThan(50);
+      expect(call.assets).toEqual(modules);
+      const shipped = modules.reduce((sum, name) => sum + statSync(path.join(folder, name)).size, 0);
+      expect(call.assetBytes).toBe(shipped);
+      expect(call.assetBytes!).toBeLessThan(8e6);
+      const whole = readdirSync(folder, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
+      expect(whole).toBeGreaterThan(5 * shipped);
+      expect(run.output).toMatch(new RegExp(`static assets: ${modules.length} of \\d+ files`));
+    } finally {
+      rmSync(config, { force: true });
+    }
   });
 });
 
@@ -184,7 +255,7 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
-        expect.stringMatching(/^deploy --secrets-file \S+secrets\.json$/),
+        expect.stringMatching(/^deploy --assets \S+ --secrets-file \S+secrets\.json$/),
       ]);
       expect(run.account).toMatchObject({
         d1: { "p6-media": UUID },
@@ -220,7 +291,7 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       );
       expect(run.status, run.output).toBe(0);
       expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
-      expect(run.commands.at(-1)).toBe("deploy");
+      expect(run.commands.at(-1)).toMatch(/^deploy --assets \S+$/);
       expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
     } finally {
       rmSync(config, { force: true });

@@ -3,6 +3,7 @@ import { adminAuth } from "../../auth/admin";
 import { addCodeSamples } from "../../docs/code-samples";
 import { guidesMarkdown } from "../../docs/guides";
 import type { Document } from "../../docs/openapi";
+import { isRendererFile } from "../../docs/renderer-files";
 import { ApiError } from "../../errors/api-error";
 import type { AppEnv } from "../../http/context";
 import { openApiDocument } from "./openapi";
@@ -34,7 +35,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.get("/docs/assets/*", async (c) => {
     const name = c.req.path.slice("/docs/assets/".length);
     const missing = new ApiError("RESOURCE_NOT_FOUND", `No renderer file ${name}.`);
-    if (!/^(standalone\.esm\.js|chunks\/[\w-][\w.-]*\.js)$/.test(name) || name.includes("..")) throw missing;
+    if (!isRendererFile(name)) throw missing;
     const asset = await c.env.ASSETS.fetch(new URL(`/${name}`, c.req.url));
     if (!asset.ok) {
       await asset.body?.cancel();
