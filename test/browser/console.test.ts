@@ -303,7 +303,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     });
     expect(main).toContain("Webhook deliveries");
     expect(await page.locator('a[href*="/files/"]').count()).toBeGreaterThan(0);
-    await shot("task");
+    await shots("task");
 
     // Resend, then reload: one new delivery, not two; the fourth resend within a minute is refused (429).
     const deliveries = `SELECT count(*) FROM webhook_deliveries WHERE task_id = '${firstTaskId}'`;
@@ -576,6 +576,25 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
         `${today} ${r.operation}: ${r.count}×, ${r.credits} credits`,
       );
     }
+    // The credits axis can be read where the chart opens, at 1280 px and on a phone, where it scrolls.
+    const axisLabelsInView = async () =>
+      page.evaluate<number>(`(() => {
+        const wrap = document.querySelector(".chart-wrap").getBoundingClientRect();
+        return [...document.querySelectorAll("svg.daily text")]
+          .filter((t) => /^[0-9,]+$/.test(t.textContent))
+          .map((t) => t.getBoundingClientRect())
+          .filter((r) => r.width > 0 && r.left >= wrap.left && r.right <= wrap.right).length;
+      })()`);
+    const ticks = await page
+      .locator("svg.daily text")
+      .evaluateAll(
+        (nodes) => new Set(nodes.map((n) => n.textContent).filter((t) => /^[0-9,]+$/.test(t ?? ""))).size,
+      );
+    expect(ticks).toBeGreaterThanOrEqual(2);
+    expect(await axisLabelsInView()).toBeGreaterThanOrEqual(ticks);
+    await page.setViewportSize(PHONE);
+    expect(await axisLabelsInView()).toBeGreaterThanOrEqual(ticks);
+    await page.setViewportSize(DESKTOP);
     await shots("usage");
   });
 

@@ -7,6 +7,8 @@ const COLOURS = ["#2454d6", "#c2410c", "#15803d", "#9333ea", "#b45309", "#0e7490
 const WIDTH = 760;
 const HEIGHT = 260;
 const LEFT = 56;
+/** The credits axis is labelled on both sides: on a phone the chart scrolls, opened at its right end. */
+const RIGHT = 56;
 const BOTTOM = 28;
 const TOP = 10;
 
@@ -25,7 +27,8 @@ export function operationColours(operations: string[]) {
 
 /**
  * Credits per UTC day as stacked bars, one colour per operation: an inline SVG drawn on the server (no script,
- * nothing fetched). Each bar segment has a <title> (day, operation, count, credits) for hover; the page's table
+ * nothing fetched). Narrower than 600 px it scrolls inside its panel, opened at the newest days (the right), so
+ * the credits axis is labelled at the right as well as the left: a phone shows the values without scrolling. Each bar segment has a <title> (day, operation, count, credits) for hover; the page's table
  * holds the same numbers for screen readers and small screens.
  */
 export function DailyUsageChart(props: { days: string[]; rows: UsageRow[]; colours: Map<string, string> }) {
@@ -33,7 +36,7 @@ export function DailyUsageChart(props: { days: string[]; rows: UsageRow[]; colou
   for (const row of props.rows) byDay.set(row.date, [...(byDay.get(row.date) ?? []), row]);
   const totals = props.days.map((d) => (byDay.get(d) ?? []).reduce((sum, r) => sum + r.credits, 0));
   const { top, ticks } = axis(Math.max(0, ...totals));
-  const plotWidth = WIDTH - LEFT - 8;
+  const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const step = plotWidth / Math.max(1, props.days.length);
   const barWidth = Math.max(2, step * 0.72);
@@ -52,13 +55,16 @@ export function DailyUsageChart(props: { days: string[]; rows: UsageRow[]; colou
         <g>
           <line
             x1={LEFT}
-            x2={WIDTH - 8}
+            x2={WIDTH - RIGHT}
             y1={y(tick)}
             y2={y(tick)}
             stroke="currentColor"
             stroke-opacity="0.15"
           />
           <text x={LEFT - 6} y={y(tick) + 4} text-anchor="end" font-size="14" fill="currentColor">
+            {formatNumber(tick)}
+          </text>
+          <text x={WIDTH - RIGHT + 6} y={y(tick) + 4} text-anchor="start" font-size="14" fill="currentColor">
             {formatNumber(tick)}
           </text>
         </g>
