@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
@@ -37,6 +37,11 @@ export async function startService(
     inspectorPort?: number;
     /** Where the fresh local state (D1, Durable Objects, R2) is made; the system's temp dir by default. */
     stateParent?: string;
+    /**
+     * A seeded state directory the fresh one starts as a copy of (test/support/seeded-state.ts: the fonts
+     * already in the local bucket, the migrations applied, the dev account made); empty by default.
+     */
+    stateTemplate?: string;
     quiet?: boolean;
     /** More environment for `npm run dev` (bench:load's BENCH_PERF: V8's perf maps). */
     env?: Record<string, string>;
@@ -47,6 +52,7 @@ export async function startService(
   const root = path.resolve(import.meta.dirname, "../..");
   const port = options.port ?? 8797;
   const stateDir = mkdtempSync(path.join(options.stateParent ?? os.tmpdir(), "p6-bench-state-"));
+  if (options.stateTemplate) cpSync(options.stateTemplate, stateDir, { recursive: true });
   const lines: string[] = [];
   const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
     cwd: root,

@@ -10,6 +10,7 @@ import {
   type FixtureServer,
   startFixtureServer,
 } from "../../containers/ffmpeg/test/support/fixture-server.ts";
+import { seededStateTemplate } from "../support/seeded-state.ts";
 import { largeVideo } from "./media.ts";
 
 /**
@@ -30,8 +31,17 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "p6-uploads-e2e-"));
-  // A loaded machine has taken more than 5 min to bring `npm run dev` up.
-  service = await startService({ port: 8941, enginePort: 8942, readyTimeoutMs: 900_000 });
+  // A loaded machine has taken more than 5 min to bring `npm run dev` up with a fresh state; on a copy of the
+  // seeded one (made once per machine, by npm test's browser project in .ci/run) it has no fonts to put.
+  // Ports at random (34000-35999, beside the browser tests' ranges): on the fixed 8941/8942, two runs at
+  // once on a shared machine would meet each other's service.
+  const port = 34_000 + Math.floor(Math.random() * 1000) * 2;
+  service = await startService({
+    port,
+    enginePort: port + 1,
+    readyTimeoutMs: 900_000,
+    stateTemplate: await seededStateTemplate(),
+  });
   key = await unlimitedKey(service);
   fixtures = await startFixtureServer(dir);
 }, 1_000_000);

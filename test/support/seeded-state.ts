@@ -1,0 +1,39 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { groupGone, stopGroup } from "../../scripts/lib/processes.ts";
+import { startDev } from "../browser/dev.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * A state directory that `npm run dev` has seeded (17 font uploads, one `wrangler r2 object put` and one
+ * workerd each, then the migrations and the dev account: most of a start), made once per machine and kept in
+ * the temp directory under the hash of the migrations and wrangler.toml, like the engine's media fixtures.
+ * A service started on a copy of it finds nothing to put and starts at once; anything newer than the copy it
+ * still puts or applies itself. Used by the browser project's global setup and by `npm run test:uploads`
+ * (which in `.ci/run` follows `npm test` on the same machine, so finds it made).
+ */
+export async function seededStateTemplate(): Promise<string> {
+  const hash = createHash("sha256");
+  const migrations = path.join(root, "migrations");
+  for (const file of readdirSync(migrations, { recursive: true, encoding: "utf8" }).sort()) {
+    const full = path.join(migrations, file);
+    if (statSync(full).isFile()) hash.update(file).update(readFileSync(full));
+  }
+  hash.update(readFileSync(path.join(root, "wrangler.toml")));
+  const template = path.join(os.tmpdir(), `p6-browser-state-template-${hash.digest("hex").slice(0, 12)}`);
+  if (existsSync(template)) return template;
+  const building = mkdtempSync(`${template}.building-`);
+  try {
+    const { child } = await startDev(32_000 + Math.floor(Math.random() * 1000) * 2, building);
+    stopGroup(child);
+    // The group outlives its leader while workerd finishes writing its state.
+    await groupGone(child, 30_000);
+    if (!existsSync(template)) renameSync(building, template);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return template;
+}
