@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { groupGone, stopGroup } from "../../scripts/lib/processes.ts";
@@ -24,16 +33,41 @@ export async function seededStateTemplate(): Promise<string> {
   }
   hash.update(readFileSync(path.join(root, "wrangler.toml")));
   const template = path.join(os.tmpdir(), `p6-browser-state-template-${hash.digest("hex").slice(0, 12)}`);
-  if (existsSync(template)) return template;
+  // One builder per machine: `.ci/run` starts test:uploads beside npm test, whose browser project wants the
+  // same directory. The others wait for it; a lock left by a builder that was killed is taken over.
+  const lock = `${template}.lock`;
+  for (;;) {
+    if (existsSync(template)) return template;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const since = (() => {
+      try {
+        return Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        return 0;
+      }
+    })();
+    if (since > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
   const building = mkdtempSync(`${template}.building-`);
   try {
+    if (existsSync(template)) return template;
     const { child } = await startDev(32_000 + Math.floor(Math.random() * 1000) * 2, building);
     stopGroup(child);
     // The group outlives its leader while workerd finishes writing its state.
     await groupGone(child, 30_000);
-    if (!existsSync(template)) renameSync(building, template);
+    renameSync(building, template);
   } finally {
     rmSync(building, { recursive: true, force: true });
+    rmSync(lock, { recursive: true, force: true });
   }
   return template;
 }
+
+/** Longer than a build has taken on a loaded machine (4-5 min). */
+const STALE_LOCK_MS = 15 * 60_000;
