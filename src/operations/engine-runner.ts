@@ -24,6 +24,7 @@ const CONTENT_TYPES: Record<string, string> = {
   opus: "audio/ogg",
   ogg: "audio/ogg",
   mka: "audio/x-matroska",
+  "3gp": "audio/3gpp",
 };
 
 /** Every Content-Type an output file can have (the /files route documents them): the engine's, and JSON. */

@@ -3,23 +3,17 @@
  * it (samples counted at the file's own rate) and by ffprobe, never by the engine's own arithmetic:
  * C. AAC in M4A decodes to exactly the samples it was given, at any rate (the encoder's last frame padded
  *    to 1024 samples played whole was up to 128 ms more at 8 kHz: toothsome-vbr.mp3, issue-92.wav);
- * D. audio.trim keeps ADPCM, DTS and AMR in their codec (issue-92.wav, toothsome-dts.mp4, fixture.3gp);
+ * D. audio.trim keeps ADPCM and DTS in their codec (issue-92.wav, toothsome-dts.mp4; AMR, which no encoder
+ *    here writes: amr-exact.test.ts);
  * E. an encode reports what it holds when the source's timestamps do not describe its samples
  *    (alac-in-matroska.mka: 1-tick timestamps; fragmented.mp4: an early first AAC packet);
- * The sources are generated in the shapes of those corpus files; AMR, which no encoder here writes, is the
- * corpus's own fixture.3gp when ../shared/corpus is present.
+ * The sources are generated in the shapes of those corpus files.
  */
 import { execFile } from "node:child_process";
-import { createReadStream, existsSync } from "node:fs";
-import { stat } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
-import { CORPUS_DIR } from "./support/corpus.ts";
 import { ffprobe, fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 
@@ -162,19 +156,6 @@ describe("C: AAC in M4A decodes to exactly the samples it was given", () => {
   });
 });
 
-/** Serves one corpus file on 127.0.0.1 (the fixture server serves only generated media). */
-async function serveCorpusFile(name: string): Promise<{ url: string; close(): void }> {
-  const file = path.join(CORPUS_DIR, name);
-  const { size } = await stat(file);
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { "content-length": size, "content-type": "application/octet-stream" });
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/${name}`, close: () => server.close() };
-}
-
 describe("D: audio.trim keeps the source's codec", () => {
   test.each([
     // [source, format, codec, the codec's frame or block in seconds: the most a decoder plays past end]
@@ -192,24 +173,7 @@ describe("D: audio.trim keeps the source's codec", () => {
     expect(Math.abs((result.duration ?? 0) - got.seconds)).toBeLessThanOrEqual(0.001);
     expect(Math.abs(p.duration - got.seconds)).toBeLessThanOrEqual(0.001);
   });
-
-  test.skipIf(!existsSync(path.join(CORPUS_DIR, "fixture.3gp")))(
-    "AMR-NB (fixture.3gp of the corpus): its 20 ms packets cut, still AMR",
-    async () => {
-      const served = await serveCorpusFile("fixture.3gp");
-      try {
-        const { result, file } = await produce("audio.trim", served.url, { start: 1, end: 2 });
-        expect(result).toMatchObject({ format: "mka", start: 1 });
-        const got = await decodedSamples(file);
-        expect((await probed(file)).codec).toBe("amr_nb");
-        expect(Math.abs(got.seconds - 1)).toBeLessThanOrEqual(0.02);
-        expect(Math.abs((result.duration ?? 0) - got.seconds)).toBeLessThanOrEqual(0.001);
-        expect(Math.abs((await probed(file)).duration - got.seconds)).toBeLessThanOrEqual(0.001);
-      } finally {
-        served.close();
-      }
-    },
-  );
+  // AMR (fixture.3gp): amr-exact.test.ts.
 });
 
 describe("E: an encode reports the audio it holds, whatever the source's timestamps", () => {

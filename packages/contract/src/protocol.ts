@@ -111,7 +111,8 @@ export type OutputFormat =
   | "flac"
   | "opus"
   | "ogg"
-  | "mka";
+  | "mka"
+  | "3gp";
 
 /** Header X-Engine-Result of a file answer: decisions.md §5 result fields minus id/url/expires_at/type. */
 export interface EngineResult {

@@ -4794,6 +4794,7 @@ export interface operations {
           "audio/flac": string;
           "audio/ogg": string;
           "audio/x-matroska": string;
+          "audio/3gpp": string;
           "application/json": string;
         };
       };
@@ -4829,6 +4830,7 @@ export interface operations {
           "audio/flac": string;
           "audio/ogg": string;
           "audio/x-matroska": string;
+          "audio/3gpp": string;
           "application/json": string;
         };
       };

@@ -4,11 +4,13 @@
  * cannot cut inside a packet and keeps what comes before the first one it needs (priming, pre-skip, prior
  * packets behind an edit list, the source's STREAMINFO), so a cut is re-encoded in the same codec
  * (containers.ts audioCutEncoding); only a window that is the whole stream is copied, and AMR, which no
- * encoder here writes, is cut by its 20 ms packets. `copied` says which.
+ * encoder here writes, is its frames copied into 3GP, whose edit list plays exactly the window's samples
+ * (amr-cut.ts). `copied` says which.
  */
 import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
-import { invalid, unsupported } from "../protocol.ts";
+import { invalid, type OutputFormat, unsupported } from "../protocol.ts";
+import { amrInto3gp, isAmr } from "./amr-cut.ts";
 import {
   aacAlignment,
   audioTiming,
@@ -22,8 +24,8 @@ import {
   adpcmCutBlock,
   audioCopyContainer,
   audioCutEncoding,
+  CONTAINERS,
   type CutEncoding,
-  PACKET_CUT_CODECS,
   WAV_ADPCM,
 } from "./containers.ts";
 import { mp3KeepFirstSamples } from "./copy-headers.ts";
@@ -66,9 +68,12 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   // 0.092): the cut ends where the audio does.
   const end = p.end;
   const whole = p.start === 0 && duration !== null && p.end >= duration;
-  // A codec without an encoder here is cut by its packets (20 ms for AMR), still in its own codec.
-  const packetCut = !whole && PACKET_CUT_CODECS.has(audio.codec);
-  const copyInto = whole || packetCut ? audioCopyContainer(audio.codec) : null;
+  if (isAmr(audio.codec)) {
+    // No AMR encoder here: its frames copied, the 3GP edit list playing [start, end) of them.
+    const out = await amrInto3gp(ctx, input, audio, whole ? null : { start: p.start, end });
+    return trimmed(ctx, input, out, "3gp", p.start, true);
+  }
+  const copyInto = whole ? audioCopyContainer(audio.codec) : null;
   const timing = await audioTiming(ctx, input, audio.index);
   const encoding: CutEncoding =
     copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: copyArgs(audio, timing) };
@@ -117,13 +122,6 @@ async function run(ctx: JobContext, input: Input, p: Window) {
       }
     }
     encode = ["-af", [...cut, ...filters].join(","), ...rest];
-  } else if (packetCut) {
-    // The packets from start to end, the first one's time made 0.
-    const window = [
-      ...["-ss", sec(p.start - seek + lead), "-t", sec(end - p.start)],
-      ...["-avoid_negative_ts", "make_zero"],
-    ];
-    encode = [...window, ...codec];
   }
   await ctx
     .runFfmpeg([...inputArgs, ...map, ...encode, ...container.options, "-f", container.muxer, out], {
@@ -133,23 +131,35 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     })
     .catch((err: unknown) => preferSourceError(input, err));
   if (copyInto !== null && container.format === "mp3") await mp3KeepFirstSamples(out);
+  return trimmed(ctx, input, out, container.format, p.start, copyInto !== null);
+}
+
+/** The answer for the cut in `out`: its length as decoded (a copy) or as its header states (an encode). */
+async function trimmed(
+  ctx: JobContext,
+  input: Input,
+  out: string,
+  format: OutputFormat,
+  start: number,
+  copied: boolean,
+) {
   const { size } = await stat(out);
   const outDuration =
-    (copyInto === null
-      ? (await outputInfo(out, container.format, ctx.config.binaries.ffprobe, ctx.signal)).duration
-      : await copiedAudioDuration(out, container.format, ctx.config.binaries, ctx.signal)) ?? 0;
+    (copied
+      ? await copiedAudioDuration(out, format, ctx.config.binaries, ctx.signal)
+      : (await outputInfo(out, format, ctx.config.binaries.ffprobe, ctx.signal)).duration) ?? 0;
   if (outDuration <= 0) throw emptyOutput(input, "the source has no decodable audio between start and end");
   return {
     kind: "file" as const,
     path: out,
-    contentType: container.contentType,
+    contentType: CONTAINERS[format].contentType,
     result: {
-      format: container.format,
+      format,
       size_bytes: size,
       duration: roundSec(outDuration),
-      start: roundSec(p.start),
-      end: roundSec(p.start + outDuration),
-      copied: copyInto !== null,
+      start: roundSec(start),
+      end: roundSec(start + outDuration),
+      copied,
     },
   };
 }

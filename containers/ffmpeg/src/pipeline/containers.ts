@@ -28,6 +28,8 @@ export const CONTAINERS: Record<OutputFormat, Container> = {
   opus: { format: "opus", muxer: "opus", ext: "opus", contentType: "audio/ogg; codecs=opus", options: [] },
   ogg: { format: "ogg", muxer: "ogg", ext: "ogg", contentType: "audio/ogg", options: [] },
   mka: { format: "mka", muxer: "matroska", ext: "mka", contentType: "audio/x-matroska", options: [] },
+  // AMR only (amr-cut.ts): the MP4 muxer refuses it; 3GP states by its edit list which samples play.
+  "3gp": { format: "3gp", muxer: "3gp", ext: "3gp", contentType: "audio/3gpp", options: FASTSTART },
 };
 
 /** The container an audio stream of `codec` can be copied into unchanged, or null when none fits. */
@@ -38,10 +40,8 @@ export function audioCopyContainer(codec: string): Container | null {
   if (codec === "flac") return CONTAINERS.flac;
   if (codec === "opus") return CONTAINERS.opus;
   if (codec === "vorbis") return CONTAINERS.ogg;
-  if (
-    ["ac3", "eac3", "dts", "truehd", "mp2", "wmav2", "amr_nb", "amr_wb"].includes(codec) ||
-    codec.startsWith("pcm_")
-  ) {
+  if (codec === "amr_nb" || codec === "amr_wb") return CONTAINERS["3gp"];
+  if (["ac3", "eac3", "dts", "truehd", "mp2", "wmav2"].includes(codec) || codec.startsWith("pcm_")) {
     return CONTAINERS.mka;
   }
   return null;
@@ -126,8 +126,8 @@ export function adpcmCutBlock(codec: string, samples: number, rate: number, chan
  * copy keeps whole packets, and often priming hidden behind an edit list or pre-skip): the same codec and
  * the container it would be copied into, lossless codecs losslessly. The encoders' own priming (AAC, MP3,
  * Opus) is marked in the file (edit list, LAME tag, pre-skip) and is at most one frame for a player that
- * ignores it. AMR, which no encoder here writes, is cut by its packets instead (audio-trim.ts,
- * PACKET_CUT_CODECS); MP3 for the other codecs without an encoder.
+ * ignores it. AMR, which no encoder here writes, is its frames copied into 3GP instead (amr-cut.ts); MP3 for
+ * the other codecs without an encoder.
  */
 export interface CutEncoding {
   container: Container;
@@ -181,6 +181,3 @@ export function audioCutEncoding(audio: AudioInfo): CutEncoding {
   }
   return { container: CONTAINERS.mp3, codec: ["-c:a", "libmp3lame", "-b:a", "192k", ...stereo] };
 }
-
-/** Codecs no encoder here writes, whose packets each decode on their own: a cut copies the window's packets. */
-export const PACKET_CUT_CODECS = new Set(["amr_nb", "amr_wb"]);

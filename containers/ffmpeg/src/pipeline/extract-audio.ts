@@ -5,6 +5,7 @@
 import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { unsupported } from "../protocol.ts";
+import { amrInto3gp, isAmr } from "./amr-cut.ts";
 import {
   aacAlignment,
   aacRate,
@@ -91,7 +92,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
     container = audioCopyContainer(audio.codec) ?? CONTAINERS.mka;
-    codec = copyArgs(audio, await audioTiming(ctx, input, audio.index));
+    codec = isAmr(audio.codec) ? [] : copyArgs(audio, await audioTiming(ctx, input, audio.index));
   } else {
     container = CONTAINERS[p.format];
     // The stated end is a time: it places the last sample only where the timestamps follow the samples
@@ -115,14 +116,19 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     }
     codec = ["-af", filters.join(","), ...encode.shape, ...encode.codec];
   }
-  const out = outputPath(ctx, container.ext);
-  await ctx
-    .runFfmpeg([...input.args(), ...map, ...codec, ...container.options, "-f", container.muxer, out], {
-      signal: ctx.signal,
-      durationSec: duration ?? 0,
-      onProgress: ctx.setProgress,
-    })
-    .catch((err: unknown) => preferSourceError(input, err));
+  let out = outputPath(ctx, container.ext);
+  if (p.format === "original" && isAmr(audio.codec)) {
+    // AMR's timestamps may not follow its frames: copied by its samples, the source's edit list kept.
+    out = await amrInto3gp(ctx, input, audio, null);
+  } else {
+    await ctx
+      .runFfmpeg([...input.args(), ...map, ...codec, ...container.options, "-f", container.muxer, out], {
+        signal: ctx.signal,
+        durationSec: duration ?? 0,
+        onProgress: ctx.setProgress,
+      })
+      .catch((err: unknown) => preferSourceError(input, err));
+  }
   if (p.format === "original" && container.format === "mp3") await mp3KeepFirstSamples(out);
   if (p.format === "original" && container.format === "opus") {
     // The source's samples, as its demuxer trims them (an Opus decoder's output is 48 kHz).

@@ -200,7 +200,7 @@ export async function copiedAudioDuration(
   binaries: { ffmpeg: string; ffprobe: string },
   signal: AbortSignal,
 ): Promise<number | null> {
-  if (format === "m4a") return presentedMp4Audio(binaries.ffprobe, path, signal);
+  if (format === "m4a" || format === "3gp") return presentedMp4Audio(binaries.ffprobe, path, signal);
   const input = ["-protocol_whitelist", "file", "-i", `file:${path}`];
   return decodedSeconds(binaries.ffmpeg, input, "0:a:0", signal);
 }

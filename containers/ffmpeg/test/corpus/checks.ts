@@ -112,6 +112,7 @@ const FORMAT_NAMES: Record<string, RegExp> = {
   webm: /webm/,
   mkv: /matroska/,
   mka: /matroska/,
+  "3gp": /3gp/,
   mp3: /^mp3$/,
   wav: /^wav$/,
   flac: /^flac$/,

@@ -1,0 +1,177 @@
+/**
+ * AMR-NB exactly (issue 29, fixture.3gp): no encoder here writes AMR, so audio.trim and extract-audio
+ * `original` copy its frames into 3GP, whose edit list says which samples play. The truth is the corpus's
+ * fixture.3gp decoded by ffmpeg (its own edit list starts 27 samples into its first frame, and its stts
+ * does not follow its 160-sample frames: deltas of 12, 232, 305), and the output decoded the same way:
+ * the output's samples must be the source's from `start` (found by cross-correlation, then sample for
+ * sample once the decoder's state has converged), and last exactly end − start as the file presents them
+ * (ffmpeg 5.1 decodes the last frame whole: at most 20 ms more). Needs the corpus (../shared/corpus).
+ */
+import { execFile } from "node:child_process";
+import { createReadStream, existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
+import type { EngineResult } from "../src/protocol.ts";
+import { CORPUS_DIR } from "./support/corpus.ts";
+import { ffprobe, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const exec = promisify(execFile);
+const bins = resolveBinaries(process.env);
+const SOURCE = path.join(CORPUS_DIR, "fixture.3gp");
+const RATE = 8000;
+/** One AMR frame: the most a decoder that plays the last frame whole (or ignores the edit list) adds. */
+const FRAME = 160;
+/** Samples after which a decoder started at the cut has converged on the source's decode (100 ms). */
+const WARM = 800;
+
+/** The first audio stream decoded to mono s16 at its own rate (edit list honoured). */
+async function pcm(file: string, opts: { ignoreEditlist?: boolean } = {}): Promise<Int16Array> {
+  const { stdout } = await exec(
+    bins.ffmpeg,
+    [
+      ...["-v", "error", ...(opts.ignoreEditlist === true ? ["-ignore_editlist", "1"] : []), "-i", file],
+      ...["-map", "0:a:0", "-ac", "1", "-c:a", "pcm_s16le", "-f", "s16le", "pipe:1"],
+    ],
+    { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+  );
+  return new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length / 2);
+}
+
+/**
+ * Samples the file presents: from its first decoded frame's time to where its last frame's stated duration
+ * ends (an MP4/3GP edit list or last sample duration), as ffprobe lists the decoded frames.
+ */
+async function presentedSamples(file: string): Promise<number> {
+  const { stdout } = await exec(bins.ffprobe, [
+    ...["-v", "error", "-select_streams", "a:0", "-show_entries"],
+    ...["frame=best_effort_timestamp_time,pkt_duration_time", "-of", "json", file],
+  ]);
+  const frames = (
+    JSON.parse(stdout) as { frames: { best_effort_timestamp_time: string; pkt_duration_time: string }[] }
+  ).frames;
+  const last = frames.at(-1)!;
+  const end = Number(last.best_effort_timestamp_time) + Number(last.pkt_duration_time);
+  return Math.round((end - Number(frames[0]!.best_effort_timestamp_time)) * RATE);
+}
+
+/** The lag (samples, within ±max) at which `part` best matches `whole` from `at`, and its correlation. */
+function bestLag(
+  whole: Int16Array,
+  at: number,
+  part: Int16Array,
+  max: number,
+): { lag: number; corr: number } {
+  let best = { lag: 0, corr: -2 };
+  for (let lag = -max; lag <= max; lag++) {
+    let xy = 0;
+    let xx = 0;
+    let yy = 0;
+    for (let i = 0; i < part.length; i++) {
+      const a = part[i]!;
+      const b = whole[at + lag + i] ?? 0;
+      xy += a * b;
+      xx += a * a;
+      yy += b * b;
+    }
+    const corr = xx === 0 || yy === 0 ? 0 : xy / Math.sqrt(xx * yy);
+    if (corr > best.corr) best = { lag, corr };
+  }
+  return { lag: best.lag, corr: best.corr };
+}
+
+let engine: TestEngine;
+let server: http.Server;
+let sourceUrl: string;
+let source: Int16Array;
+/** Samples the source presents (its edit list: 5.574 s). */
+let sourceLength: number;
+
+const present = existsSync(SOURCE);
+
+beforeAll(async () => {
+  if (!present) return;
+  const { size } = await stat(SOURCE);
+  server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-length": size, "content-type": "application/octet-stream" });
+    createReadStream(SOURCE).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  sourceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fixture.3gp`;
+  [source, sourceLength] = await Promise.all([pcm(SOURCE), presentedSamples(SOURCE)]);
+  engine = await startTestEngine();
+}, 120_000);
+afterAll(async () => {
+  await engine?.close();
+  server?.close();
+});
+
+async function produce(type: string, params: Record<string, unknown>) {
+  const res = await engine.job(type, { source_url: sourceUrl, params });
+  if (res.status !== 200) throw new Error(`${type} answered ${res.status}: ${await res.text()}`);
+  const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
+  const file = await saveBody(res, `out.${result.format}`);
+  return { result, file };
+}
+
+/** The output holds the source's samples [from, to): position, sample-exact content, presented length. */
+async function expectWindow(file: string, result: EngineResult, from: number, to: number): Promise<void> {
+  const probe = await ffprobe(file);
+  expect(probe.streams.map((s) => s.codec_name)).toEqual(["amr_nb"]);
+  const out = await pcm(file);
+  // Where two stretches of the output (from 100 ms in, and from its middle) are in the source: at from + t
+  // exactly. The first 100 ms differ a little: the cut restarts the decoder's state (its filters, pitch).
+  for (const rel of [WARM, Math.max(WARM, Math.floor((to - from) / 2) - 800)]) {
+    const part = out.subarray(rel, rel + 800);
+    const m = bestLag(source, from + rel, part, 400);
+    expect(m.lag).toBe(0);
+    expect(m.corr).toBeGreaterThan(0.99);
+  }
+  // From there on the very samples (a stray one may differ by the state's rounding).
+  let same = 0;
+  const upTo = Math.min(out.length, to - from);
+  for (let i = WARM; i < upTo; i++) if (out[i] === source[from + i]) same++;
+  expect(same / (upTo - WARM)).toBeGreaterThan(0.999);
+  // Presented: exactly the window; decoded: the last frame whole at most.
+  const shown = await presentedSamples(file);
+  expect(shown).toBe(to - from);
+  expect(out.length - shown).toBeGreaterThanOrEqual(0);
+  expect(out.length - shown).toBeLessThan(FRAME);
+  // A player ignoring the edit list hears at most a frame more at each end, nothing else.
+  const raw = await pcm(file, { ignoreEditlist: true });
+  expect(raw.length - (to - from)).toBeLessThan(2 * FRAME);
+  expect(Math.abs((result.duration ?? 0) - shown / RATE)).toBeLessThanOrEqual(0.001);
+  expect(Math.abs(Number(probe.format.duration) - shown / RATE)).toBeLessThanOrEqual(0.001);
+  expect(result.format).toBe("3gp");
+  expect(probe.format.format_name).toMatch(/3gp/);
+}
+
+describe.skipIf(!present)("AMR-NB in 3GP, exactly (fixture.3gp of the corpus)", () => {
+  test("extract-audio original: the source's samples as it presents them", async () => {
+    const { result, file } = await produce("video.extract-audio", { format: "original" });
+    await expectWindow(file, result, 0, sourceLength);
+  });
+
+  test.each([
+    [1.672, 3.344],
+    [1, 2],
+    [0.01, 0.5],
+  ])("audio.trim [%s, %s): the window's samples from start", async (start, end) => {
+    const { result, file } = await produce("audio.trim", { start, end });
+    await expectWindow(file, result, Math.round(start * RATE), Math.round(end * RATE));
+    expect(result).toMatchObject({ start, copied: true });
+    expect(result.end).toBeCloseTo(start + (result.duration ?? 0), 3);
+  });
+
+  test("audio.trim past the source's end: until where its edit list ends it", async () => {
+    const { result, file } = await produce("audio.trim", { start: 4, end: 9 });
+    await expectWindow(file, result, 4 * RATE, sourceLength);
+    expect(result.start).toBe(4);
+  });
+});
