@@ -18,6 +18,7 @@ import { CONTAINERS } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import type { AudioInfo } from "./media-info.ts";
+import { sec } from "./params.ts";
 
 interface AmrKind {
   /** Magic of the raw storage format. */
@@ -88,23 +89,25 @@ async function firstFrame(
 
 /**
  * Writes the AMR of `audio` over the timeline's [start, end) (the whole stream when `window` is null) into
- * a 3GP file, exactly: the frames that hold the window, the edit list starting at `start` inside the first
- * and the last one's duration ending at `end` (or where the source's own edit list ends it). Returns the
- * file's path.
+ * a 3GP file (the job's output file unless `out` is given), exactly: the frames that hold the window, the
+ * edit list starting at `start` inside the first and the last one's duration ending at `end` (or where the
+ * source's own edit list ends it). Returns the file's path and the time on the source's timeline of its
+ * first sample (`start`, or later where the audio starts later).
  */
 export async function amrInto3gp(
   ctx: JobContext,
   input: Input,
   audio: AudioInfo,
   window: { start: number; end: number } | null,
-): Promise<string> {
+  out: string = outputPath(ctx, CONTAINERS["3gp"].ext),
+): Promise<{ path: string; start: number }> {
   const kind = AMR[audio.codec];
   if (kind === undefined) throw new Error(`not AMR: ${audio.codec}`);
   const why =
     window === null
       ? "the source's audio stream holds no decodable audio"
       : "the source has no decodable audio between start and end";
-  const raw = path.join(ctx.dir, "source.amr");
+  const raw = path.join(ctx.dir, "source-audio.amr");
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   const [first, stated] = await Promise.all([
     firstFrame(ctx, input, audio.index, kind.frame),
@@ -125,7 +128,7 @@ export async function amrInto3gp(
   if (to <= from) throw emptyOutput(input, why);
   const k0 = Math.floor(from / kind.frame);
   const k1 = Math.ceil(to / kind.frame);
-  const cut = path.join(ctx.dir, "cut.amr");
+  const cut = path.join(ctx.dir, "cut-audio.amr");
   await writeFile(cut, Buffer.concat([Buffer.from(kind.magic, "latin1"), ...frames.slice(k0, k1)]));
   // Stamped by samples: the first frame starts `offset` before 0 (the muxer's edit list starts there), the
   // last one lasts until `to`.
@@ -133,7 +136,6 @@ export async function amrInto3gp(
   const last = k1 - k0 - 1;
   const lastDuration = to - (k1 - 1) * kind.frame;
   const container = CONTAINERS["3gp"];
-  const out = outputPath(ctx, container.ext);
   const stamp = `setts=ts=N*${kind.frame}-${offset}:duration=if(eq(N\\,${last})\\,${lastDuration}\\,${kind.frame})`;
   await ctx.runFfmpeg(
     [
@@ -142,5 +144,21 @@ export async function amrInto3gp(
     ],
     { signal: ctx.signal, durationSec: (to - from) / kind.rate },
   );
-  return out;
+  return { path: out, start: (from - first.skip) / kind.rate + first.time - origin };
+}
+
+/**
+ * For an AMR source, the input arguments of a video operation's audio read from `seek` seconds of the
+ * timeline: the whole stream copied into 3GP stamped by its samples (amrInto3gp), whose stream 0 is the
+ * audio. AMR's timestamps may not follow its frames (fixture.3gp: a cut by them was 12–18 ms early, the
+ * samples counted from the source's start). Null for other codecs: their audio is read from the source.
+ */
+export async function amrAudioInput(ctx: JobContext, input: Input, seek: number): Promise<string[] | null> {
+  const audio = input.info.audio;
+  if (audio === null || !isAmr(audio.codec)) return null;
+  const copy = await amrInto3gp(ctx, input, audio, null, path.join(ctx.dir, "source-audio.3gp"));
+  // An audio stream that starts after the timeline's 0 starts as late in this input.
+  const late = copy.start > 0 ? ["-itsoffset", sec(copy.start)] : [];
+  const seekArgs = seek > 0 ? ["-ss", sec(seek)] : [];
+  return [...late, ...seekArgs, "-protocol_whitelist", "file", "-f", "mov", "-i", `file:${copy.path}`];
 }

@@ -70,7 +70,7 @@ async function run(ctx: JobContext, input: Input, p: Window) {
   const whole = p.start === 0 && duration !== null && p.end >= duration;
   if (isAmr(audio.codec)) {
     // No AMR encoder here: its frames copied, the 3GP edit list playing [start, end) of them.
-    const out = await amrInto3gp(ctx, input, audio, whole ? null : { start: p.start, end });
+    const out = (await amrInto3gp(ctx, input, audio, whole ? null : { start: p.start, end })).path;
     return trimmed(ctx, input, out, "3gp", p.start, true);
   }
   const copyInto = whole ? audioCopyContainer(audio.codec) : null;

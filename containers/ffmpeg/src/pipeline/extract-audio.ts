@@ -119,7 +119,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   let out = outputPath(ctx, container.ext);
   if (p.format === "original" && isAmr(audio.codec)) {
     // AMR's timestamps may not follow its frames: copied by its samples, the source's edit list kept.
-    out = await amrInto3gp(ctx, input, audio, null);
+    out = (await amrInto3gp(ctx, input, audio, null)).path;
   } else {
     await ctx
       .runFfmpeg([...input.args(), ...map, ...codec, ...container.options, "-f", container.muxer, out], {

@@ -17,6 +17,7 @@
  * source's flags (H.263 read back from Matroska), the output takes its video from the source.
  */
 import path from "node:path";
+import { amrAudioInput } from "./amr-cut.ts";
 import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
@@ -432,6 +433,8 @@ async function copyCutFromFirst(
   const delay = container.muxer !== "mp4" && encoding.includes("libopus") ? OPUS_LOOKAHEAD : 0;
   const from = sec(start - seek);
   const audioCut = `atrim=start=${from}:duration=${sec(span)},asetpts=PTS-${from}/TB+${sec(delay)}/TB`;
+  // AMR: its samples read from a copy stamped by them (`seek` counted from the player's 0 there).
+  const amr = await amrAudioInput(ctx, input, seek - Math.max(0, -input.info.startTime));
   await ctx
     .runFfmpeg(
       [
@@ -441,8 +444,13 @@ async function copyCutFromFirst(
               ...["-f", container.muxer === "mp4" ? "mov" : "matroska"],
               ...["-protocol_whitelist", "file", "-i", `file:${videoFile}`],
             ]),
-        ...input.args(seek === 0 ? [] : ["-ss", sec(seek)]),
-        ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audio.index}`],
+        ...(amr ?? input.args(seek === 0 ? [] : ["-ss", sec(seek)])),
+        ...[
+          "-map",
+          videoFromSource ? `0:${video.index}` : "0:v:0",
+          "-map",
+          amr === null ? `1:${audio.index}` : "1:0",
+        ],
         // The same packets the measured copy holds.
         ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],

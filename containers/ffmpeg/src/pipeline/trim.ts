@@ -7,6 +7,7 @@
 import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
+import { amrAudioInput } from "./amr-cut.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   emptyOutput,
@@ -106,12 +107,15 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
   ];
   const af = [`atrim=start=${sec(early)}:end=${sec(end - from)}`, `asetpts=PTS-${sec(early)}/TB`];
   const lastAt = last === null ? null : Math.max(0, last.last - start);
+  // AMR: its samples read from a copy stamped by them, from the same time (a player's: less the lead).
+  const amr = await amrAudioInput(ctx, input, from - lead);
   await ctx
     .runFfmpeg(
       [
         ...input.args(from > 0 ? ["-ss", sec(from)] : []),
+        ...(amr ?? []),
         ...["-map", `0:${video.index}`],
-        ...(audio === null ? [] : ["-map", `0:${audio.index}`]),
+        ...(audio === null ? [] : ["-map", amr === null ? `0:${audio.index}` : "1:0"]),
         ...["-sn", "-dn", "-vf", vf.join(",")],
         ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
         ...KEEP_FRAME_TIMES,

@@ -8,6 +8,7 @@ import path from "node:path";
 import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
+import { amrAudioInput } from "./amr-cut.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   checkedImageHeader,
@@ -240,7 +241,11 @@ async function run(
   // the audio follows on without the gap, its samples from 0 as they decode; the video stays where the
   // source presents it (fragmented.mp4's from 0.080 s).
   const lead = playerLead(input.info);
-  const inputs = [...input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []), ...marked.inputs];
+  const sourceAndMark = [...input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []), ...marked.inputs];
+  // AMR: its samples read from a copy stamped by them, an input after the source and the mark.
+  const amr = await amrAudioInput(ctx, input, 0);
+  const inputs = [...sourceAndMark, ...(amr ?? [])];
+  const audioMap = amr === null ? `0:${audio?.index}` : `${sourceAndMark.filter((a) => a === "-i").length}:0`;
   const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
   // The last frame lasts as in the source (a variable-rate recording's is often far longer than a frame at
   // the graph's rate), its frames neither repeated nor dropped; a source whose last frame lasts one frame at
@@ -255,7 +260,7 @@ async function run(
       ? []
       : [
           "-map",
-          `0:${audio.index}`,
+          audioMap,
           ...(copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
           ...(early === null ? [] : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
         ];
