@@ -9,9 +9,10 @@
  */
 import { execFile } from "node:child_process";
 import { createReadStream, existsSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { mkdtemp, stat } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
@@ -96,15 +97,36 @@ let sourceLength: number;
 
 const present = existsSync(SOURCE);
 
+/**
+ * fixture.3gp's AMR in a 3GP whose edit list starts 1,000 samples in: six whole frames hidden (the demuxer
+ * gives them marked discarded, a copy keeps them) and 40 samples of the seventh. Made from the corpus file
+ * by a stream copy stamped 1,000 samples before 0 (no AMR encoder here).
+ */
+let hidden: string;
+let hiddenUrl: string;
+
 beforeAll(async () => {
   if (!present) return;
-  const { size } = await stat(SOURCE);
-  server = http.createServer((_req, res) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "amr-exact-"));
+  hidden = path.join(dir, "hidden.3gp");
+  const raw = path.join(dir, "source.amr");
+  await exec(bins.ffmpeg, ["-v", "error", "-i", SOURCE, "-map", "0:a:0", "-c:a", "copy", "-f", "amr", raw]);
+  await exec(bins.ffmpeg, [
+    ...["-v", "error", "-f", "amr", "-i", raw, "-c:a", "copy"],
+    ...["-bsf:a", "setts=ts=N*160-1000", "-f", "3gp", hidden],
+  ]);
+  const files: Record<string, string> = { "/fixture.3gp": SOURCE, "/hidden.3gp": hidden };
+  server = http.createServer(async (req, res) => {
+    const file = files[req.url ?? ""];
+    if (file === undefined) return void res.writeHead(404).end();
+    const { size } = await stat(file);
     res.writeHead(200, { "content-length": size, "content-type": "application/octet-stream" });
-    createReadStream(SOURCE).pipe(res);
+    createReadStream(file).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  sourceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fixture.3gp`;
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  sourceUrl = `${base}/fixture.3gp`;
+  hiddenUrl = `${base}/hidden.3gp`;
   [source, sourceLength] = await Promise.all([pcm(SOURCE), presentedSamples(SOURCE)]);
   engine = await startTestEngine();
 }, 120_000);
@@ -113,8 +135,8 @@ afterAll(async () => {
   server?.close();
 });
 
-async function produce(type: string, params: Record<string, unknown>) {
-  const res = await engine.job(type, { source_url: sourceUrl, params });
+async function produce(type: string, params: Record<string, unknown>, url = sourceUrl) {
+  const res = await engine.job(type, { source_url: url, params });
   if (res.status !== 200) throw new Error(`${type} answered ${res.status}: ${await res.text()}`);
   const result = JSON.parse(res.headers.get("x-engine-result") ?? "{}") as EngineResult;
   const file = await saveBody(res, `out.${result.format}`);
@@ -122,7 +144,13 @@ async function produce(type: string, params: Record<string, unknown>) {
 }
 
 /** The output holds the source's samples [from, to): position, sample-exact content, presented length. */
-async function expectWindow(file: string, result: EngineResult, from: number, to: number): Promise<void> {
+async function expectWindow(
+  file: string,
+  result: EngineResult,
+  from: number,
+  to: number,
+  src: Int16Array = source,
+): Promise<void> {
   const probe = await ffprobe(file);
   expect(probe.streams.map((s) => s.codec_name)).toEqual(["amr_nb"]);
   const out = await pcm(file);
@@ -130,14 +158,14 @@ async function expectWindow(file: string, result: EngineResult, from: number, to
   // exactly. The first 100 ms differ a little: the cut restarts the decoder's state (its filters, pitch).
   for (const rel of [WARM, Math.max(WARM, Math.floor((to - from) / 2) - 800)]) {
     const part = out.subarray(rel, rel + 800);
-    const m = bestLag(source, from + rel, part, 400);
+    const m = bestLag(src, from + rel, part, 400);
     expect(m.lag).toBe(0);
     expect(m.corr).toBeGreaterThan(0.99);
   }
   // From there on the very samples (a stray one may differ by the state's rounding).
   let same = 0;
   const upTo = Math.min(out.length, to - from);
-  for (let i = WARM; i < upTo; i++) if (out[i] === source[from + i]) same++;
+  for (let i = WARM; i < upTo; i++) if (out[i] === src[from + i]) same++;
   expect(same / (upTo - WARM)).toBeGreaterThan(0.999);
   // Presented: exactly the window; decoded: the last frame whole at most.
   const shown = await presentedSamples(file);
@@ -168,6 +196,20 @@ describe.skipIf(!present)("AMR-NB in 3GP, exactly (fixture.3gp of the corpus)", 
     await expectWindow(file, result, Math.round(start * RATE), Math.round(end * RATE));
     expect(result).toMatchObject({ start, copied: true });
     expect(result.end).toBeCloseTo(start + (result.duration ?? 0), 3);
+  });
+
+  test("a source whose edit list hides whole frames: audio.trim and original from where it starts", async () => {
+    const src = await pcm(hidden);
+    // The truth: 279 frames of 160 samples, 1,000 of them hidden.
+    expect(src.length).toBe(279 * FRAME - 1000);
+    const { result: whole, file: wholeFile } = await produce(
+      "video.extract-audio",
+      { format: "original" },
+      hiddenUrl,
+    );
+    await expectWindow(wholeFile, whole, 0, await presentedSamples(hidden), src);
+    const { result, file } = await produce("audio.trim", { start: 1, end: 2 }, hiddenUrl);
+    await expectWindow(file, result, RATE, 2 * RATE, src);
   });
 
   test("audio.trim past the source's end: until where its edit list ends it", async () => {

@@ -61,30 +61,31 @@ export function amrFrames(raw: Buffer, kind: Pick<AmrKind, "magic" | "sizes">): 
   return frames;
 }
 
-/** Where the decoded samples start: the first decoded frame's time, and the samples its decoder skipped. */
-async function firstFrame(
+/**
+ * Where the decoded samples start: the samples the decoder skips from the first packet on (an MP4/3GP edit
+ * list starting inside a frame, fixture.3gp's 27 samples, or frames after it: the demuxer still gives the
+ * packets it hides, marked discarded, and a copy keeps them; the first packet carries the whole skip), and
+ * the time of the first sample decoded (the first packet's time plus that skip).
+ */
+async function decodeStart(
   ctx: JobContext,
   input: Input,
   index: number,
-  frame: number,
+  rate: number,
 ): Promise<{ time: number; skip: number }> {
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
       ...["-select_streams", String(index), "-read_intervals", "%+#1"],
-      ...["-show_entries", "frame=best_effort_timestamp_time,nb_samples", ...input.args()],
+      ...["-show_entries", "packet=pts_time:packet_side_data=skip_samples", ...input.args()],
     ],
     ctx.signal,
   ).catch((err: unknown) => preferSourceError(input, err));
-  const first = (probe as { frames?: { best_effort_timestamp_time?: string; nb_samples?: number }[] })
-    .frames?.[0];
-  const time = Number(first?.best_effort_timestamp_time);
-  const samples = Number(first?.nb_samples ?? frame);
-  return {
-    time: Number.isFinite(time) ? time : 0,
-    // An edit list starting inside the first frame (fixture.3gp: 27 samples in), which the decode skips.
-    skip: samples > 0 && samples < frame ? frame - samples : 0,
-  };
+  const first = (probe as { packets?: { pts_time?: string; side_data_list?: { skip_samples?: number }[] }[] })
+    .packets?.[0];
+  const skip = Math.max(0, ...(first?.side_data_list ?? []).map((d) => Number(d.skip_samples ?? 0)));
+  const pts = Number(first?.pts_time);
+  return { time: (Number.isFinite(pts) ? pts : 0) + skip / rate, skip: Number.isFinite(skip) ? skip : 0 };
 }
 
 /**
@@ -110,7 +111,7 @@ export async function amrInto3gp(
   const raw = path.join(ctx.dir, "source-audio.amr");
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   const [first, stated] = await Promise.all([
-    firstFrame(ctx, input, audio.index, kind.frame),
+    decodeStart(ctx, input, audio.index, kind.rate),
     statedAudioEnd(ctx, input, audio.index),
     ctx
       .runFfmpeg([...input.args(), ...map, "-c:a", "copy", "-f", "amr", raw], { signal: ctx.signal })
