@@ -11,6 +11,7 @@
  * byte, whose mode gives its size, and its payload), the frames of the window taken from it by count, and
  * muxed into 3GP stamped by their samples.
  */
+import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { statedAudioEnd } from "./audio-encode.ts";
@@ -129,7 +130,8 @@ export async function amrInto3gp(
   if (to <= from) throw emptyOutput(input, why);
   const k0 = Math.floor(from / kind.frame);
   const k1 = Math.ceil(to / kind.frame);
-  const cut = path.join(ctx.dir, "cut-audio.amr");
+  // A name of its own: a speculative pass of the same job (speculate.ts) may write its cut here too.
+  const cut = path.join(ctx.dir, `cut-audio-${randomUUID()}.amr`);
   await writeFile(cut, Buffer.concat([Buffer.from(kind.magic, "latin1"), ...frames.slice(k0, k1)]));
   // Stamped by samples: the first frame starts `offset` before 0 (the muxer's edit list starts there), the
   // last one lasts until `to`.
