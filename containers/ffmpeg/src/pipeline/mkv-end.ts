@@ -9,6 +9,9 @@
  * positions past it (and CRC-32), the Cues' cluster and relative positions past it (and CRC-32). The Segment's
  * Duration is set to `end` (the caller cuts any audio to the same end).
  *
+ * The same edit ends a re-encoded audio track exactly (discardMatroskaAudioEnd): its last block gets a
+ * DiscardPadding element declaring the encoder's padding, which ffmpeg 5.1's muxer writes only for Opus.
+ *
  * Hand-written rather than through an npm EBML library: the maintained ones (ebml, ts-ebml) decode a whole
  * file into their own element model and encode it anew (unknown-size elements, size-field widths and ffmpeg's
  * reserved Void are not kept byte for byte), where five fields of a known layout need editing in place.
@@ -37,6 +40,7 @@ const ID = {
   blockGroup: 0xa0,
   block: 0xa1,
   blockDuration: 0x9b,
+  discardPadding: 0x75a2,
   referenceBlock: 0xfb,
   cues: 0x1c53bb6b,
   cuePoint: 0xbb,
@@ -165,7 +169,7 @@ async function readAt(fh: Awaited<ReturnType<typeof open>>, pos: number, length:
   return buf.subarray(0, bytesRead);
 }
 
-interface VideoBlock {
+interface TrackBlock {
   /** The SimpleBlock or BlockGroup, offsets within its cluster's buffer. */
   element: Element;
   /** Its Block's data (track number, relative time, flags, frame), within the cluster's buffer. */
@@ -175,11 +179,11 @@ interface VideoBlock {
   time: number;
 }
 
-/** The video blocks of a cluster's buffer (the whole element, from its ID), with their times. */
-function videoBlocks(buf: Buffer, track: number): VideoBlock[] {
+/** The blocks of `track` in a cluster's buffer (the whole element, from its ID), with their times. */
+function trackBlocks(buf: Buffer, track: number): TrackBlock[] {
   const cluster = header(buf, 0)!;
   let clusterTime = 0;
-  const out: VideoBlock[] = [];
+  const out: TrackBlock[] = [];
   for (const e of children(buf, cluster.data, cluster.data + cluster.size)) {
     if (e.id === ID.timestamp) clusterTime = readUint(buf, e.data, e.size);
     const block =
@@ -200,104 +204,135 @@ function videoBlocks(buf: Buffer, track: number): VideoBlock[] {
 /** Clusters read back from the file's end to find the last frame presented (B-frames reorder across blocks). */
 const CLUSTERS_SCANNED = 2;
 
-/**
- * Sets the presentation of the video in `file` (Matroska or WebM, as ffmpeg writes it) to end at `end` seconds
- * by the BlockDuration of its last frame. False when the file's layout is not one edited here (an unknown
- * size, a value outgrowing its field) or the last frame starts at or after `end`.
- */
-export async function endMatroskaVideoAt(file: string, end: number): Promise<boolean> {
-  const fh = await open(file, "r");
-  let segment: Element;
-  let clusters: Element[] = [];
-  const top: Element[] = [];
-  let scale = 1_000_000;
-  let track: number | undefined;
-  let clusterBuf: Buffer | undefined;
-  let target: (VideoBlock & { cluster: Element; previous: number | undefined }) | undefined;
-  try {
-    const { size: fileSize } = await fh.stat();
-    const head = await readAt(fh, 0, 64);
-    const ebml = header(head, 0);
-    if (ebml === null || ebml.size < 0) return false;
-    const seg = header(await readAt(fh, ebml.data + ebml.size, 16), 0, ebml.data + ebml.size);
-    if (seg === null || seg.id !== ID.segment) return false;
-    segment = seg;
-    const segmentEnd = seg.size < 0 ? fileSize : Math.min(fileSize, seg.data + seg.size);
-    for (let p = seg.data; p < segmentEnd; ) {
-      const e = header(await readAt(fh, p, 16), 0, p);
-      if (e === null || e.size < 0) return false;
-      top.push(e);
-      p = e.data + e.size;
-    }
-    clusters = top.filter((e) => e.id === ID.cluster);
-    const info = top.find((e) => e.id === ID.info);
-    if (info !== undefined) {
-      const buf = await readAt(fh, info.data, info.size);
-      const ts = children(buf, 0, buf.length).find((c) => c.id === ID.timestampScale);
-      if (ts !== undefined) scale = readUint(buf, ts.data, ts.size);
-    }
-    const tracks = top.find((e) => e.id === ID.tracks);
-    if (tracks === undefined) return false;
-    const tbuf = await readAt(fh, tracks.data, tracks.size);
-    for (const entry of children(tbuf, 0, tbuf.length).filter((c) => c.id === ID.trackEntry)) {
-      const fields = children(tbuf, entry.data, entry.data + entry.size);
-      const type = fields.find((f) => f.id === ID.trackType);
-      const number = fields.find((f) => f.id === ID.trackNumber);
-      if (type !== undefined && number !== undefined && readUint(tbuf, type.data, type.size) === 1) {
-        track = readUint(tbuf, number.data, number.size);
-        break;
-      }
-    }
-    if (track === undefined) return false;
-    let scanned = 0;
-    for (let i = clusters.length - 1; i >= 0 && scanned < CLUSTERS_SCANNED; i--) {
-      const cluster = clusters[i]!;
-      const buf = await readAt(fh, cluster.start, cluster.data - cluster.start + cluster.size);
-      const blocks = videoBlocks(buf, track);
-      if (blocks.length === 0) continue;
-      scanned++;
-      blocks.forEach((b, j) => {
-        if (target === undefined || b.time > target.time) {
-          target = { ...b, cluster, previous: blocks[j - 1]?.time };
-          clusterBuf = buf;
-        }
-      });
-    }
-  } finally {
-    await fh.close();
-  }
-  if (target === undefined || clusterBuf === undefined) return false;
-  const endTicks = Math.round((end * 1e9) / scale);
-  const duration = endTicks - target.time;
-  if (duration <= 0) return false;
+/** Matroska TrackType values. */
+const VIDEO = 1;
+const AUDIO = 2;
 
-  // The new BlockGroup: the frame's Block, its references, and the duration.
-  const buf = clusterBuf;
-  const old = target.element;
-  let group: Buffer;
-  if (target.simple) {
-    const blockData = Buffer.from(buf.subarray(old.data, old.data + old.size));
-    const trackWidth = vintWidth(blockData[0]!);
-    const flags = blockData[trackWidth + 2]!;
-    // A SimpleBlock's keyframe (0x80) and discardable (0x01) flags have no place in a Block's flags byte: a
-    // BlockGroup is a keyframe when it references no other block.
-    blockData[trackWidth + 2] = flags & 0x7e;
-    const keyframe = (flags & 0x80) !== 0;
-    const reference = target.previous === undefined ? -1 : target.previous - target.time || -1;
-    group = element(
-      ID.blockGroup,
-      Buffer.concat([
-        element(ID.block, blockData),
-        ...(keyframe ? [] : [intElement(ID.referenceBlock, reference)]),
-        uintElement(ID.blockDuration, duration),
-      ]),
-    );
-  } else {
-    const kept = children(buf, old.data, old.data + old.size)
-      .filter((c) => c.id !== ID.blockDuration)
-      .map((c) => buf.subarray(c.start, c.data + c.size));
-    group = element(ID.blockGroup, Buffer.concat([...kept, uintElement(ID.blockDuration, duration)]));
+/** Where the top-level elements of a file are, and what the edits need of its header. */
+interface Layout {
+  segment: Element;
+  top: Element[];
+  clusters: Element[];
+  /** Nanoseconds per tick (TimestampScale). */
+  scale: number;
+  /** The first track of each type, by number. */
+  tracks: Map<number, number>;
+}
+
+async function readLayout(fh: Awaited<ReturnType<typeof open>>): Promise<Layout | null> {
+  const { size: fileSize } = await fh.stat();
+  const head = await readAt(fh, 0, 64);
+  const ebml = header(head, 0);
+  if (ebml === null || ebml.size < 0) return null;
+  const segment = header(await readAt(fh, ebml.data + ebml.size, 16), 0, ebml.data + ebml.size);
+  if (segment === null || segment.id !== ID.segment) return null;
+  const top: Element[] = [];
+  const segmentEnd = segment.size < 0 ? fileSize : Math.min(fileSize, segment.data + segment.size);
+  for (let p = segment.data; p < segmentEnd; ) {
+    const e = header(await readAt(fh, p, 16), 0, p);
+    if (e === null || e.size < 0) return null;
+    top.push(e);
+    p = e.data + e.size;
   }
+  let scale = 1_000_000;
+  const info = top.find((e) => e.id === ID.info);
+  if (info !== undefined) {
+    const buf = await readAt(fh, info.data, info.size);
+    const ts = children(buf, 0, buf.length).find((c) => c.id === ID.timestampScale);
+    if (ts !== undefined) scale = readUint(buf, ts.data, ts.size);
+  }
+  const tracksElement = top.find((e) => e.id === ID.tracks);
+  if (tracksElement === undefined) return null;
+  const tracks = new Map<number, number>();
+  const tbuf = await readAt(fh, tracksElement.data, tracksElement.size);
+  for (const entry of children(tbuf, 0, tbuf.length).filter((c) => c.id === ID.trackEntry)) {
+    const fields = children(tbuf, entry.data, entry.data + entry.size);
+    const type = fields.find((f) => f.id === ID.trackType);
+    const number = fields.find((f) => f.id === ID.trackNumber);
+    if (type === undefined || number === undefined) continue;
+    const t = readUint(tbuf, type.data, type.size);
+    if (!tracks.has(t)) tracks.set(t, readUint(tbuf, number.data, number.size));
+  }
+  return { segment, top, clusters: top.filter((e) => e.id === ID.cluster), scale, tracks };
+}
+
+/** A block of the last clusters, the buffer of its cluster (from the cluster's ID) and the block before it. */
+interface Target extends TrackBlock {
+  cluster: Element;
+  clusterBuf: Buffer;
+  previous: number | undefined;
+}
+
+/** The block of `track` presented last among the blocks of the last `clustersScanned` clusters holding any. */
+async function lastBlock(
+  fh: Awaited<ReturnType<typeof open>>,
+  layout: Layout,
+  track: number,
+  clustersScanned: number,
+): Promise<Target | undefined> {
+  let target: Target | undefined;
+  let scanned = 0;
+  for (let i = layout.clusters.length - 1; i >= 0 && scanned < clustersScanned; i--) {
+    const cluster = layout.clusters[i]!;
+    const buf = await readAt(fh, cluster.start, cluster.data - cluster.start + cluster.size);
+    const blocks = trackBlocks(buf, track);
+    if (blocks.length === 0) continue;
+    scanned++;
+    blocks.forEach((b, j) => {
+      if (target === undefined || b.time > target.time) {
+        target = { ...b, cluster, clusterBuf: buf, previous: blocks[j - 1]?.time };
+      }
+    });
+  }
+  return target;
+}
+
+/**
+ * `target` as a BlockGroup of its Block, its references (a SimpleBlock's: the block before it, unless a
+ * keyframe), any children of its own group but those of the IDs in `replaced`, and `extra` elements.
+ */
+function blockGroup(target: Target, replaced: readonly number[], extra: Buffer[]): Buffer {
+  const buf = target.clusterBuf;
+  const old = target.element;
+  if (!target.simple) {
+    const kept = children(buf, old.data, old.data + old.size)
+      .filter((c) => !replaced.includes(c.id))
+      .map((c) => buf.subarray(c.start, c.data + c.size));
+    return element(ID.blockGroup, Buffer.concat([...kept, ...extra]));
+  }
+  const blockData = Buffer.from(buf.subarray(old.data, old.data + old.size));
+  const trackWidth = vintWidth(blockData[0]!);
+  const flags = blockData[trackWidth + 2]!;
+  // A SimpleBlock's keyframe (0x80) and discardable (0x01) flags have no place in a Block's flags byte: a
+  // BlockGroup is a keyframe when it references no other block.
+  blockData[trackWidth + 2] = flags & 0x7e;
+  const keyframe = (flags & 0x80) !== 0;
+  const reference = target.previous === undefined ? -1 : target.previous - target.time || -1;
+  return element(
+    ID.blockGroup,
+    Buffer.concat([
+      element(ID.block, blockData),
+      ...(keyframe ? [] : [intElement(ID.referenceBlock, reference)]),
+      ...extra,
+    ]),
+  );
+}
+
+/**
+ * Writes `file` again with `target`'s block replaced by `group`: its Cluster's size (and CRC-32), the
+ * Segment's size, the SeekHead's and Cues' positions past it (and CRC-32) follow, and the Segment's Duration
+ * becomes `durationTicks`. False when a value outgrows the width ffmpeg gave its field.
+ */
+async function replaceBlock(
+  file: string,
+  layout: Layout,
+  target: Target,
+  group: Buffer,
+  durationTicks: number,
+): Promise<boolean> {
+  const { segment, top } = layout;
+  const buf = target.clusterBuf;
+  const old = target.element;
   const delta = group.length - (old.data + old.size - old.start);
   const cluster = target.cluster;
   const clusterHead = cluster.data - cluster.start;
@@ -329,11 +364,10 @@ export async function endMatroskaVideoAt(file: string, end: number): Promise<boo
     for (const e of top.filter((t) => t.id === ID.seekHead || t.id === ID.cues || t.id === ID.info)) {
       const data = await readAt(fh2, e.data, e.size);
       for (const entry of children(data, 0, data.length)) {
-        // The Segment's duration (ffmpeg's: the last packet's end by its default duration): the video's new
-        // end. The caller cuts any audio to the same end.
+        // The Segment's duration (ffmpeg's: the last packet's end by its default duration): the new end.
         if (e.id === ID.info && entry.id === ID.duration && (entry.size === 8 || entry.size === 4)) {
-          if (entry.size === 8) data.writeDoubleBE(endTicks, entry.data);
-          else data.writeFloatBE(endTicks, entry.data);
+          if (entry.size === 8) data.writeDoubleBE(durationTicks, entry.data);
+          else data.writeFloatBE(durationTicks, entry.data);
         }
         const fields = children(data, entry.data, entry.data + entry.size);
         if (e.id === ID.seekHead && entry.id === ID.seek) {
@@ -393,4 +427,61 @@ export async function endMatroskaVideoAt(file: string, end: number): Promise<boo
   await dst.close();
   await rename(tmp, file);
   return true;
+}
+
+/** The layout of `file` and the last block of its first track of `type`; null when there is none. */
+async function lastBlockOf(
+  file: string,
+  type: number,
+  clustersScanned: number,
+): Promise<{ layout: Layout; target: Target } | null> {
+  const fh = await open(file, "r");
+  try {
+    const layout = await readLayout(fh);
+    const track = layout?.tracks.get(type);
+    if (layout === null || track === undefined) return null;
+    const target = await lastBlock(fh, layout, track, clustersScanned);
+    return target === undefined ? null : { layout, target };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Sets the presentation of the video in `file` (Matroska or WebM, as ffmpeg writes it) to end at `end` seconds
+ * by the BlockDuration of its last frame. False when the file's layout is not one edited here (an unknown
+ * size, a value outgrowing its field) or the last frame starts at or after `end`.
+ */
+export async function endMatroskaVideoAt(file: string, end: number): Promise<boolean> {
+  const found = await lastBlockOf(file, VIDEO, CLUSTERS_SCANNED);
+  if (found === null) return false;
+  const { layout, target } = found;
+  const endTicks = Math.round((end * 1e9) / layout.scale);
+  const duration = endTicks - target.time;
+  if (duration <= 0) return false;
+  // The Segment's Duration: the video's new end. The caller cuts any audio to the same end.
+  const group = blockGroup(target, [ID.blockDuration], [uintElement(ID.blockDuration, duration)]);
+  return replaceBlock(file, layout, target, group, endTicks);
+}
+
+/**
+ * Declares that the last `samples` samples (at `sampleRate`) the audio of `file` decodes to are padding, by a
+ * DiscardPadding element on its last block (made a BlockGroup): a decoder honouring it (ffmpeg's Matroska
+ * demuxer passes it on as skip-samples side data) drops them. ffmpeg 5.1's Matroska muxer writes one only for
+ * Opus. The Segment's Duration becomes `end` seconds. False when the file's layout is not one edited here.
+ */
+export async function discardMatroskaAudioEnd(
+  file: string,
+  samples: number,
+  sampleRate: number,
+  end: number,
+): Promise<boolean> {
+  if (!(samples > 0) || !(sampleRate > 0)) return false;
+  // Audio blocks follow their decode order: the last one is in the last cluster holding any.
+  const found = await lastBlockOf(file, AUDIO, 1);
+  if (found === null) return false;
+  const { layout, target } = found;
+  const padding = Math.round((samples * 1e9) / sampleRate);
+  const group = blockGroup(target, [ID.discardPadding], [intElement(ID.discardPadding, padding)]);
+  return replaceBlock(file, layout, target, group, Math.round((end * 1e9) / layout.scale));
 }

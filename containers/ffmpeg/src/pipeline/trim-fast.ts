@@ -18,11 +18,12 @@
  */
 import path from "node:path";
 import { amrAudioInput } from "./amr-cut.ts";
+import { countSamples } from "./audio-encode.ts";
 import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
-import { endMatroskaVideoAt } from "./mkv-end.ts";
+import { discardMatroskaAudioEnd, endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
 import { sec } from "./params.ts";
 import { videoEnd } from "./source-timing.ts";
@@ -431,10 +432,18 @@ async function copyCutFromFirst(
   // began 7 ms late (av1-opus.webm). Its input is put 6.5 ms late instead: its first packet is at 0, and a
   // decoder that drops the declared delay presents the first sample at 0.
   const delay = container.muxer !== "mp4" && encoding.includes("libopus") ? OPUS_LOOKAHEAD : 0;
+  // libvorbis's first packet decodes to no sample (it only primes the overlap) and is stamped before 0 by its
+  // length (2.9 ms at 44.1 kHz); the next one decodes to the first sample fed. ffmpeg 5.1's Matroska muxer
+  // shifted every stream by that much, so the audio began 3 ms late (bbb-trailer-vp8.webm): the first packet
+  // is kept at its negative time instead (nothing is presented before 0), and the padding libvorbis adds
+  // to its last block (up to a block: 19 ms there) declared below.
+  const vorbis = container.muxer !== "mp4" && encoding.includes("libvorbis");
   const from = sec(start - seek);
   const audioCut = `atrim=start=${from}:duration=${sec(span)},asetpts=PTS-${from}/TB+${sec(delay)}/TB`;
   // AMR: its samples read from a copy stamped by them (`seek` counted from the player's 0 there).
   const amr = await amrAudioInput(ctx, input, seek - Math.max(0, -input.info.startTime));
+  const audioSource = amr ?? input.args(seek === 0 ? [] : ["-ss", sec(seek)]);
+  const audioStream = amr === null ? audio.index : 0;
   await ctx
     .runFfmpeg(
       [
@@ -444,22 +453,49 @@ async function copyCutFromFirst(
               ...["-f", container.muxer === "mp4" ? "mov" : "matroska"],
               ...["-protocol_whitelist", "file", "-i", `file:${videoFile}`],
             ]),
-        ...(amr ?? input.args(seek === 0 ? [] : ["-ss", sec(seek)])),
-        ...[
-          "-map",
-          videoFromSource ? `0:${video.index}` : "0:v:0",
-          "-map",
-          amr === null ? `1:${audio.index}` : "1:0",
-        ],
+        ...audioSource,
+        ...["-map", videoFromSource ? `0:${video.index}` : "0:v:0", "-map", `1:${audioStream}`],
         // The same packets the measured copy holds.
         ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
         ...withAudioFilter(audioCut, encoding),
         ...trimMuxOptions(container),
+        ...(vorbis ? ["-avoid_negative_ts", "disabled"] : []),
         ...["-f", container.muxer, out],
       ],
       { signal: ctx.signal, durationSec: span },
     )
     .catch((err: unknown) => preferSourceError(input, err));
+  if (vorbis && !(await declareVorbisPadding(ctx, input, audioSource, audioStream, audioCut, out, span))) {
+    return null;
+  }
   return ended();
+}
+
+/**
+ * Declares the padding libvorbis added after the samples fed to it (`audioCut` of stream `stream` of
+ * `sourceArgs`) in the Matroska/WebM `file` by a DiscardPadding on its last block, so that the audio decodes
+ * to exactly the samples cut (ending at `end` seconds): the samples fed and those the file decodes to are
+ * counted, each by a decode. False when the file could not be edited or decodes to fewer samples than fed.
+ */
+async function declareVorbisPadding(
+  ctx: JobContext,
+  input: Input,
+  sourceArgs: string[],
+  stream: number,
+  audioCut: string,
+  file: string,
+  end: number,
+): Promise<boolean> {
+  const why = "the source has no decodable audio between start and end";
+  const fed = await countSamples(ctx, input, sourceArgs, ["-map", `0:${stream}`, "-af", audioCut], why);
+  const decoded = await countSamples(
+    ctx,
+    input,
+    ["-protocol_whitelist", "file", "-i", `file:${file}`],
+    ["-map", "0:a:0"],
+    why,
+  );
+  if (decoded === fed) return true;
+  return decoded > fed && discardMatroskaAudioEnd(file, decoded - fed, input.info.audio!.sampleRate, end);
 }
