@@ -215,18 +215,21 @@ interface Tail {
 /**
  * How a copy (`file`, its keyframe at 0) ends at `end` seconds: ffmpeg's `-t` cuts by decode time, which keeps
  * a B-frame stream's next reference frames (2 to 4 frames shown past `end`) and a variable-rate source's long
- * frame whole (1.5 s past it). Null when its packets cannot be read.
+ * frame whole (1.5 s past it). Null when its packets cannot be read, or when no cut of them ends exactly at
+ * `end` (Matroska, below).
  *
  * MP4: every packet is kept, in decode order, up to the last one presented before `end` (so every frame shown
  * before `end` has the frames it references, even those presented after `end`), and the file's edit list
  * then ends the presentation at `end` (mp4-end.ts), the last frame shown until there.
  *
  * Matroska and WebM have no edit list: no packet is kept from the first one, in decode order, whose frame is
- * presented at or after `end` (a B-frame stream may so end a few frames before `end`), and the last kept
- * frame is given a BlockDuration that ends there, whether it lasted past `end` or ended before it (unless a
- * frame shown before `end` was dropped with the tail): mkv-end.ts. ffmpeg 5.1's
- * Matroska muxer writes no duration for video blocks, whatever the packet's, so the frame lasted the track's
- * DefaultDuration.
+ * presented at or after `end`, and the last kept frame is given a BlockDuration that ends there, whether it
+ * lasted past `end` or ended before it: mkv-end.ts. ffmpeg 5.1's Matroska muxer writes no duration for video
+ * blocks, whatever the packet's, so the frame lasted the track's DefaultDuration. When a frame shown before
+ * `end` comes after that packet in decode order (a B-frame predicted from a reference frame presented at or
+ * after `end`: matroska-test5-short.mkv {0.605, 1.21} lost its 1.208 s frame), the copy would either end early
+ * or show that reference frame past `end` (no Matroska element hides a decoded frame, and ffmpeg 5.1 ignores a
+ * block's invisible flag): null, and the caller encodes the window again.
  */
 async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean): Promise<Tail | null> {
   const total = await videoPackets(ctx, file);
@@ -258,12 +261,13 @@ async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean
   let lastIndex = -1;
   for (let i = 0; i < kept; i++) if (lastIndex < 0 || times[i]! > times[lastIndex]!) lastIndex = i;
   const options = firstPast < 0 ? [] : ["-frames:v", String(offset + kept)];
-  // Unless a frame shown before `end` went with the packets dropped (a B-frame after a reference frame
-  // presented at or after `end`), the last one kept is what a player shows until `end`: it is held there even
-  // when its own duration ends before (fixture.flv: the 0.400 s frame lasted 16 ms, the next comes at 0.433 s).
-  const lost = firstPast >= 0 && times.slice(firstPast).some((t) => t < end - 1e-6);
+  // A frame shown before `end` that would go with the packets dropped (a B-frame after a reference frame
+  // presented at or after `end`): no copy ends exactly at `end`.
+  if (firstPast >= 0 && times.slice(firstPast).some((t) => t < end - 1e-6)) return null;
+  // The last frame kept is what a player shows until `end`: it is held there even when its own duration ends
+  // before (fixture.flv: the 0.400 s frame lasted 16 ms, the next comes at 0.433 s).
   const short = (i: number) => times[i]! + Math.max(durations[i]! || 0, 0) < end - 5e-4;
-  return { options, editEnd: lastIndex >= 0 && !lost && (lasts(lastIndex) || short(lastIndex)) };
+  return { options, editEnd: lastIndex >= 0 && (lasts(lastIndex) || short(lastIndex)) };
 }
 
 /** Pictures decoded from the head of a stream whose every packet claims a keyframe. */
