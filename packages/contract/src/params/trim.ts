@@ -28,7 +28,7 @@ export const VideoTrimParamsSchema = z
     ...trimShape,
     mode: z.enum(["accurate", "fast"]).optional().openapi({
       description:
-        "accurate (default): re-encoded, presenting what a player presents over [start, end): the frame shown at start from 0, each later frame at its source time − start, the last one until end. fast: the video stream-copied from the keyframe presented last at or before start (the result reports that keyframe as start), with no frame shown at or after end (a B-frame video may so end a few frames before end; the result reports its end), and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false).",
+        "accurate (default): re-encoded, presenting what a player presents over [start, end): the frame shown at start from 0, each later frame at its source time − start, the last one until end. fast: the video stream-copied from the keyframe presented last at or before start (the result reports that keyframe as start), presented exactly up to end (or to the source video's end before it; the result reports that end), no frame shown at or after it, and its audio cut to the same interval; re-encoded when no copy can present exactly that (copied: false), as a B-frame Matroska/WebM video whose copy would lose a frame shown before end.",
     }),
   })
   .superRefine(trimWindow)
