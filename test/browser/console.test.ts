@@ -47,6 +47,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
   let defaultKey = "";
   let readOnlyKey = "";
   let firstTaskId = "";
+  let firstUploadId = "";
   const secrets: string[] = [];
 
   /** The browser's address: WebAuthn refuses an IP address as relying party id, so "localhost", not 127.0.0.1. */
@@ -366,6 +367,35 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it("lists an upload made with the API (tus) on the uploads page, with its size, sniffed type and state", async () => {
+    const png = new Uint8Array(await (await fetch(`${helper.base}/photo.png`)).arrayBuffer());
+    const created = await fetch(`${service.base}/v1/uploads`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${defaultKey}`,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": String(png.byteLength),
+        "Upload-Metadata": `filename ${btoa("photo.png")}`,
+        "Content-Type": "application/offset+octet-stream",
+      },
+      body: png,
+    });
+    expect(created.status).toBe(201);
+    firstUploadId = created.headers.get("location")!.split("/").pop()!;
+    await page.getByRole("link", { name: "Uploads" }).click();
+    expect(pathname()).toBe("/console/uploads");
+    const text = (await page.locator(`tr[data-id="${firstUploadId}"]`).textContent()) ?? "";
+    for (const part of [
+      "photo.png",
+      `${png.byteLength.toLocaleString("en-US")} B`,
+      "image/png",
+      "complete",
+    ]) {
+      expect(text).toContain(part);
+    }
+    await shots("uploads");
+  });
+
   it("adds a passkey and signs in with it (Chromium's virtual authenticator)", async () => {
     const cdp = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable");
@@ -526,11 +556,13 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       "/console/credits",
       "/console/webhooks",
       "/console/requests",
+      "/console/uploads",
       "/console/usage",
     ]) {
       await intruder.goto(`${site}${p}`);
       const content = await intruder.content();
       expect(content, p).not.toContain(firstTaskId);
+      expect(content, p).not.toContain(firstUploadId);
       expect(content, p).not.toContain(firstKeyId);
       expect(content, p).not.toContain(email);
       expect(await intruder.evaluate<number>("document.documentElement.scrollWidth"), p).toBeLessThanOrEqual(
@@ -609,6 +641,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       "/console/tasks",
       `/console/tasks/${firstTaskId}`,
       "/console/requests",
+      "/console/uploads",
       "/console/usage",
       "/console/credits",
       "/console/security",
