@@ -15,8 +15,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { runFfprobe } from "./ffmpeg.ts";
+import { mediaInputArgs } from "./input-args.ts";
 import { emptyOutput, type Input, type JobContext, preferSourceError } from "./job.ts";
 import type { AudioInfo } from "./media-info.ts";
+import { sec } from "./params.ts";
 
 /** Samples per AAC-LC frame. */
 const AAC_FRAME = 1024;
@@ -60,6 +62,8 @@ export interface AudioTiming {
   coarse: boolean;
   /** Samples per frame when every frame read has the same count (ALAC, AAC, MP3…), else null. */
   frameSize: number | null;
+  /** The first frame's time, seconds on the stream's timeline (its demuxer's timestamps); null when unknown. */
+  first: number | null;
 }
 
 /** Frames read by audioTiming. */
@@ -79,7 +83,8 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
     if (ctx.signal.aborted) throw err;
     return null;
   });
-  if (probe === null) return { timesHold: true, unstamped: false, coarse: false, frameSize: null };
+  const unknown = { timesHold: true, unstamped: false, coarse: false, frameSize: null, first: null };
+  if (probe === null) return unknown;
   const stream = probe.streams?.[0] as { time_base?: string; sample_rate?: string } | undefined;
   const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
   const rate = Number(stream?.sample_rate ?? 0);
@@ -89,9 +94,7 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
       n: Number(f.nb_samples ?? 0),
     }),
   );
-  if (tb === null || rate <= 0 || frames.length === 0) {
-    return { timesHold: true, unstamped: false, coarse: false, frameSize: null };
-  }
+  if (tb === null || rate <= 0 || frames.length === 0) return unknown;
   const tick = Number(tb[1]) / Number(tb[2]);
   let timesHold = true;
   let known: { t: number; samples: number } | null = null;
@@ -113,15 +116,21 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
     unstamped: frames.some((f) => f.pts === null),
     coarse: tick >= 0.0005,
     frameSize,
+    first: frames[0]!.pts === null ? null : frames[0]!.pts * tick,
   };
 }
 
 /**
- * Filters that put `silence` samples before the audio, the first sample of the audio still at 0 (the
- * silence at negative times, which the MP4 muxer hides behind the edit list).
+ * Filters that put `silence` samples before the audio, the first sample of the audio still at `at` seconds
+ * (0 unless given; the silence before it, which the MP4 muxer hides behind the edit list). adelay restamps
+ * from 0, so the audio is stamped by its samples from `at`.
  */
-export function leadingSilence(silence: number): string[] {
-  return silence === 0 ? [] : [`adelay=delays=${silence}S:all=1`, `asetpts=(N-${silence})/SR/TB`];
+export function leadingSilence(silence: number, at = 0): string[] {
+  if (silence === 0) return [];
+  return [
+    `adelay=delays=${silence}S:all=1`,
+    `asetpts=(N-${silence})/SR/TB${at === 0 ? "" : `+${sec(at)}/TB`}`,
+  ];
 }
 
 /** Silence to put before `samples` for an AAC encode that ends on a frame boundary. */
@@ -140,6 +149,20 @@ export async function countSamples(
   outputArgs: readonly string[],
   why: string,
 ): Promise<number> {
+  return (await countAudio(ctx, input, inputArgs, outputArgs, why)).samples;
+}
+
+/**
+ * countSamples, and the time of the first sample on the output's timeline (seconds). With `why` null no
+ * sample is an answer (0), not a refusal: a video's window may hold no audio.
+ */
+export async function countAudio(
+  ctx: JobContext,
+  input: Input,
+  inputArgs: readonly string[],
+  outputArgs: readonly string[],
+  why: string | null,
+): Promise<{ samples: number; first: number }> {
   const list = path.join(ctx.dir, "samples.framecrc");
   await ctx
     .runFfmpeg([...inputArgs, ...outputArgs, "-c:a", "pcm_s16le", "-f", "framecrc", list], {
@@ -147,21 +170,55 @@ export async function countSamples(
     })
     .catch((err: unknown) => preferSourceError(input, err));
   let samples = 0;
+  let first: number | null = null;
+  let tick = 0;
   for (const line of (await readFile(list, "latin1")).split("\n")) {
+    // "#tb 0: 1/8000": the PCM stream's time base, 1/sample_rate.
+    const tb = /^#tb 0: (\d+)\/(\d+)/.exec(line);
+    if (tb !== null) tick = Number(tb[1]) / Number(tb[2]);
     // stream, dts, pts, duration (samples: PCM packets are timed in 1/sample_rate), size, crc
-    const m = /^0,\s*-?\d+,\s*-?\d+,\s*(\d+),/.exec(line);
-    if (m !== null) samples += Number(m[1]);
+    const m = /^0,\s*-?\d+,\s*(-?\d+),\s*(\d+),/.exec(line);
+    if (m === null) continue;
+    first ??= Number(m[1]) * tick;
+    samples += Number(m[2]);
   }
   const { source } = input;
-  if (
-    samples === 0 ||
-    source.readerCutShort !== null ||
-    source.error !== null ||
-    source.rangeError !== null
-  ) {
-    throw emptyOutput(input, why);
+  const cut = source.readerCutShort !== null || source.error !== null || source.rangeError !== null;
+  if (cut || (samples === 0 && why !== null)) {
+    throw emptyOutput(input, why ?? "the source has no decodable audio");
   }
-  return samples;
+  return { samples, first: first ?? 0 };
+}
+
+/**
+ * Arguments (-af, -ar, codec) of an AAC encode into MP4 of the audio that `filters` give on the output's
+ * timeline (video.trim, video.watermark: the same audio machinery as extract-audio's M4A): at the rate the
+ * encoder takes, resampled in the chain so that the samples counted are the ones encoded, and aligned
+ * (aacAlignment) so that a decoder plays exactly those samples, the first one where the chain put it. One
+ * decode-only pass of `inputArgs` counts them (countAudio).
+ */
+export async function exactAacArgs(
+  ctx: JobContext,
+  input: Input,
+  inputArgs: readonly string[],
+  audio: AudioInfo,
+  filters: readonly string[],
+  bitrate: string,
+): Promise<string[]> {
+  const chain = [...filters];
+  const rate = audio.sampleRate > 0 ? aacRate(audio.sampleRate) : null;
+  if (rate !== null && rate !== audio.sampleRate) chain.push(`aresample=${rate}`);
+  const shape = rate === null ? [] : ["-ar", String(rate)];
+  const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
+  const { samples, first } = await countAudio(
+    ctx,
+    input,
+    inputArgs,
+    [...map, "-af", chain.join(","), ...shape],
+    null,
+  );
+  chain.push(...leadingSilence(aacAlignment(samples), first));
+  return ["-af", chain.join(","), ...shape, "-c:a", "aac", "-b:a", bitrate];
 }
 
 /**
@@ -172,13 +229,44 @@ export async function countSamples(
  */
 export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
   const size = timing.frameSize;
-  const restamp = !timing.timesHold || timing.unstamped || timing.coarse;
-  if (!restamp || audio.sampleRate <= 0) return ["-c:a", "copy"];
+  if (!restamps(timing) || audio.sampleRate <= 0) return ["-c:a", "copy"];
   // Lossless ALAC is encoded again, sample for sample, stamped by its samples: a copy restamped by whole
   // frames would state a short last frame whole.
   if (audio.codec === "alac") return ["-af", STAMP_BY_SAMPLES, "-c:a", "alac"];
   if (size === null) return ["-c:a", "copy"];
   return ["-c:a", "copy", "-bsf:a", `setts=ts=N*${size}:duration=${size}:time_base=1/${audio.sampleRate}`];
+}
+
+/** Whether a copy of audio timed so is restamped by its samples (copyArgs). */
+const restamps = (timing: AudioTiming): boolean => !timing.timesHold || timing.unstamped || timing.coarse;
+
+/**
+ * An AAC copy for an MP4 beside encoded video (video.watermark), restamped by its samples where copyArgs
+ * restamps (matroska-test5-short.mkv's AAC, timed in milliseconds, was declared to end 12 ms before its
+ * samples): copied with copyArgs into an M4A of the job's directory first, which the final mux copies again
+ * from `at` seconds (the first packet's time on the output's timeline: the audio keeps its place against
+ * the video). Returns that M4A's input arguments, or null when copyArgs copies the packets as they are. Not
+ * one step: with an encoded video beside it, ffmpeg 5.1 takes a restamping filter's packets in the
+ * source's time base (1/1000 s in Matroska), not in the one it states (1/sample rate).
+ */
+export async function restampedAacInput(
+  ctx: JobContext,
+  input: Input,
+  audio: AudioInfo,
+  timing: AudioTiming,
+  sourceArgs: readonly string[],
+  at: number,
+): Promise<string[] | null> {
+  const codec = copyArgs(audio, timing);
+  if (!codec.includes("-bsf:a")) return null;
+  const file = path.join(ctx.dir, "audio-copy.m4a");
+  await ctx
+    .runFfmpeg(
+      [...sourceArgs, "-map", `0:${audio.index}`, "-vn", "-sn", "-dn", ...codec, "-f", "mp4", file],
+      { signal: ctx.signal },
+    )
+    .catch((err: unknown) => preferSourceError(input, err));
+  return ["-itsoffset", sec(at), ...mediaInputArgs("mov", `file:${file}`)];
 }
 
 interface EndPacket {

@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { invalid, unsupported } from "../protocol.ts";
 import { amrAudioInput } from "./amr-cut.ts";
+import { exactAacArgs, STAMP_FROM_FIRST } from "./audio-encode.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   emptyOutput,
@@ -105,14 +106,37 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
     ...(early > 0 ? [`setpts='max(0,round(PTS-${sec(early)}/TB))'`] : []),
     ...squarePixels(video),
   ];
-  const af = [`atrim=start=${sec(early)}:end=${sec(end - from)}`, `asetpts=PTS-${sec(early)}/TB`];
+  // The audio over the interval the video presents (as a fast trim's: a source whose audio outlasts its
+  // video ends with the video), cut by sample positions from where the decode starts (STAMP_FROM_FIRST, as
+  // audio.trim's), the source's own placement kept (audio that starts after `start` stays late), encoded
+  // so that it decodes to exactly those samples (exactAacArgs: fixture-mjpeg.mov's 8 kHz window of 0.45 s
+  // decoded 0.512 s with the last AAC frame's padding).
+  const audioEnd = last === null ? end : Math.min(end, last.end);
+  const af = [
+    STAMP_FROM_FIRST,
+    `atrim=start=${sec(early)}:end=${sec(audioEnd - from)}`,
+    `asetpts=PTS-${sec(early)}/TB`,
+  ];
   const lastAt = last === null ? null : Math.max(0, last.last - start);
-  // AMR: its samples read from a copy stamped by them, from the same time (a player's: less the lead).
-  const amr = await amrAudioInput(ctx, input, from - lead);
+  // AMR: its samples read from a copy stamped by them, from the same time (a player's: less the lead); the
+  // samples counted and encoded are that copy's.
+  const amr = audio === null ? null : await amrAudioInput(ctx, input, from - lead);
+  const inputArgs = input.args(from > 0 ? ["-ss", sec(from)] : []);
+  const audioArgs =
+    audio === null
+      ? []
+      : await exactAacArgs(
+          ctx,
+          input,
+          amr ?? inputArgs,
+          amr === null ? audio : { ...audio, index: 0 },
+          af,
+          "160k",
+        );
   await ctx
     .runFfmpeg(
       [
-        ...input.args(from > 0 ? ["-ss", sec(from)] : []),
+        ...inputArgs,
         ...(amr ?? []),
         ...["-map", `0:${video.index}`],
         ...(audio === null ? [] : ["-map", amr === null ? `0:${audio.index}` : "1:0"]),
@@ -122,7 +146,7 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
         ...(last === null || lastAt === null
           ? []
           : lastFrameLasts(lastAt, last.end - Math.max(last.last, start))),
-        ...(audio === null ? [] : ["-af", af.join(","), "-c:a", "aac", "-b:a", "160k"]),
+        ...audioArgs,
         ...trimMuxOptions(container),
         ...["-f", container.muxer, out],
       ],

@@ -9,6 +9,7 @@ import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/param
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { amrAudioInput } from "./amr-cut.ts";
+import { audioTiming, exactAacArgs, restampedAacInput, STAMP_FROM_FIRST } from "./audio-encode.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   checkedImageHeader,
@@ -230,22 +231,20 @@ async function run(
   const square = squarePixels(video);
   const frame = { label: square.length > 0 ? "shown" : `0:${video.index}`, ...reencodedSize(video) };
   const copyAudio = audio?.codec === "aac";
-  const [marked, end, early] = await Promise.all([
+  const [marked, end, early, timing] = await Promise.all([
     markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable }),
     // Measurements that only refine the output: a source ffprobe cannot list is encoded as before.
     videoEnd(ctx, input).catch(() => null),
     copyAudio ? earlyFirstAudio(ctx, input, audio.index).catch(() => null) : null,
+    copyAudio ? audioTiming(ctx, input, audio.index) : null,
   ]);
   // Output times are a player's: a source's time 0, not its earliest timestamp where that is below 0
   // (playerLead; ffmpeg would start there). After a first AAC packet placed before a gap (source-timing.ts)
   // the audio follows on without the gap, its samples from 0 as they decode; the video stays where the
   // source presents it (fragmented.mp4's from 0.080 s).
   const lead = playerLead(input.info);
-  const sourceAndMark = [...input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []), ...marked.inputs];
-  // AMR: its samples read from a copy stamped by them, an input after the source and the mark.
-  const amr = await amrAudioInput(ctx, input, 0);
-  const inputs = [...sourceAndMark, ...(amr ?? [])];
-  const audioMap = amr === null ? `0:${audio?.index}` : `${sourceAndMark.filter((a) => a === "-i").length}:0`;
+  const sourceArgs = input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []);
+  const inputs = [...sourceArgs, ...marked.inputs];
   const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
   // The last frame lasts as in the source (a variable-rate recording's is often far longer than a frame at
   // the graph's rate), its frames neither repeated nor dropped; a source whose last frame lasts one frame at
@@ -255,19 +254,52 @@ async function run(
       ? lastFrameLasts(end.last - lead, end.end - end.last)
       : [];
   const out = outputPath(ctx, "mp4");
+  // AAC is copied: restamped by its samples where its timestamps do not describe them (restampedAacInput,
+  // which also closes the gap after an early first packet), else with an early first packet moved. Other
+  // audio is encoded by its samples, aligned so that it decodes to exactly them (exactAacArgs: ffmpeg 5.1
+  // played the last frame's declared padding, 1.536 s for fixture-mjpeg.mov's 1.5 s at 8 kHz).
+  const restamped =
+    audio === null || timing === null || timing.first === null
+      ? null
+      : await restampedAacInput(
+          ctx,
+          input,
+          audio,
+          timing,
+          sourceArgs,
+          timing.first - input.info.startTime - lead,
+        );
+  // AMR: its samples read from a copy stamped by them (amr-cut.ts), encoded from there.
+  const amr = restamped === null && audio !== null ? await amrAudioInput(ctx, input, 0) : null;
+  const audioInput = restamped ?? amr ?? [];
+  // That M4A is the input after the source and the mark (a text mark without a PNG has none).
+  const audioInputIndex = marked.inputs.length > 0 ? 2 : 1;
   const audioArgs =
     audio === null
       ? []
-      : [
-          "-map",
-          audioMap,
-          ...(copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k"]),
-          ...(early === null ? [] : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
-        ];
+      : restamped !== null
+        ? ["-map", `${audioInputIndex}:0`, "-c:a", "copy"]
+        : amr !== null
+          ? [
+              ...["-map", `${audioInputIndex}:0`],
+              ...(await exactAacArgs(ctx, input, amr, { ...audio, index: 0 }, [STAMP_FROM_FIRST], "160k")),
+            ]
+          : [
+              ...["-map", `0:${audio.index}`],
+              ...(copyAudio
+                ? [
+                    ...["-c:a", "copy"],
+                    ...(early === null
+                      ? []
+                      : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
+                  ]
+                : await exactAacArgs(ctx, input, sourceArgs, audio, [STAMP_FROM_FIRST], "160k")),
+            ];
   await ctx
     .runFfmpeg(
       [
         ...inputs,
+        ...audioInput,
         ...["-filter_complex", graph, "-map", "[v]", ...audioArgs, "-sn", "-dn"],
         ...["-c:v", "libx264", "-preset", ctx.config.x264Preset, "-crf", "20", "-pix_fmt", "yuv420p"],
         ...KEEP_FRAME_TIMES,
