@@ -3,7 +3,7 @@
  * samples, and AAC in MP4 aligned so that a decoder plays exactly the samples it was given.
  *
  * - A source's timestamps may not describe its samples (1-tick ALAC packets, a fragmented MP4's early first
- *   AAC packet): an encode stamps each sample by its position (`asetpts=N/SR/TB`), so the output's header
+ *   AAC packet): an encode stamps each sample by its position (`asetpts=round(N/SR/TB)`), so the output's header
  *   states the samples it holds.
  * - The AAC encoder primes 1024 samples, which the MP4 edit list hides, and pads the last frame to 1024
  *   samples; the edit list's duration declares that padding, but ffmpeg 5.1 (and other decoders) play the
@@ -33,8 +33,13 @@ export function aacRate(rate: number): number {
   return AAC_RATES.find((r) => r >= rate) ?? 96000;
 }
 
-/** Stamps samples by their count from the first one: the output's timeline is its samples. */
-export const STAMP_BY_SAMPLES = "asetpts=N/SR/TB";
+/**
+ * Stamps samples by their count from the first one: the output's timeline is its samples. Rounded: asetpts
+ * truncates its expression, and N/SR/TB in a time base of 1/SR is N − 10⁻¹² for some N (1,012 samples
+ * became 1,011 ticks, so fixture.avi's cut frames overlapped by a sample and the encode's MP4 declared one
+ * sample less than the count its alignment was made for).
+ */
+export const STAMP_BY_SAMPLES = "asetpts=round(N/SR/TB)";
 
 /**
  * Stamps samples by their count from the first frame's time: a window is then cut by sample positions from
@@ -42,7 +47,7 @@ export const STAMP_BY_SAMPLES = "asetpts=N/SR/TB";
  * it say (Matroska lacing and WAV packets of several blocks leave most frames without one, which ffmpeg then
  * guesses).
  */
-export const STAMP_FROM_FIRST = "asetpts=STARTPTS+N/SR/TB";
+export const STAMP_FROM_FIRST = "asetpts=STARTPTS+round(N/SR/TB)";
 
 /** How a source's audio frames are timed, read from its first frames (audioTiming). */
 export interface AudioTiming {
@@ -129,7 +134,7 @@ export function leadingSilence(silence: number, at = 0): string[] {
   if (silence === 0) return [];
   return [
     `adelay=delays=${silence}S:all=1`,
-    `asetpts=(N-${silence})/SR/TB${at === 0 ? "" : `+${sec(at)}/TB`}`,
+    `asetpts=round((N-${silence})/SR/TB${at === 0 ? "" : `+${sec(at)}/TB`})`,
   ];
 }
 

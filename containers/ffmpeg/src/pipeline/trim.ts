@@ -115,7 +115,7 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
   const af = [
     STAMP_FROM_FIRST,
     `atrim=start=${sec(early)}:end=${sec(audioEnd - from)}`,
-    `asetpts=PTS-${sec(early)}/TB`,
+    `asetpts=round(PTS-${sec(early)}/TB)`,
   ];
   const lastAt = last === null ? null : Math.max(0, last.last - start);
   // AMR: its samples read from a copy stamped by them, from the same time (a player's: less the lead); the
