@@ -2,11 +2,24 @@
  * The corpus checker's own truth (checks.ts, mp4-tables.ts), on made-up frame lists and MP4 tables: the frame
  * shown at `start` is the last one whose stored time is at or before it (no fraction of a frame of
  * tolerance), a frame starting before `end` is expected, and an MP4's video end is its tables' (stts, ctts,
- * elst), not ffmpeg 5.1's reading of them. Each check still flags the deliberately wrong output beside the
- * right one.
+ * elst), not ffmpeg 5.1's reading of them; so is an MP4's audio end (files made here with ffmpeg). Each check
+ * still flags the deliberately wrong output beside the right one.
  */
-import { describe, expect, test } from "vitest";
-import { compareFrames, expectedWindow, Findings } from "./checks.ts";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { resolveBinaries } from "../../src/config.ts";
+import {
+  checkAudioTrack,
+  compareFrames,
+  expectedWindow,
+  Findings,
+  measureMedia,
+  measureSource,
+  type SourceInfo,
+} from "./checks.ts";
 import type { Frame } from "./measure.ts";
 import { presentationOf } from "./mp4-tables.ts";
 
@@ -190,4 +203,101 @@ describe("an MP4's video end by its own tables", () => {
     expect(presentationOf(Buffer.concat([box("ftyp", Buffer.from("isom")), box("moof")]), 0)).toBeNull();
     expect(presentationOf(Buffer.from("OggS not an mp4"), 0)).toBeNull();
   });
+});
+
+/**
+ * The audio of an MP4 ends where its own tables end it (stts through the edit list), not where ffmpeg 5.1's
+ * last pkt_duration does: after an empty edit its MOV demuxer shortens that packet by the edit's length
+ * (matroska-test5-short.mkv's watermark: AAC after a 12 ms empty edit, last packet 448 ticks for 1,024).
+ * Files made here: the truth is the source's decoded samples; the outputs are the same AAC packets in MP4.
+ */
+describe("an MP4's audio end by its own tables", () => {
+  const bins = resolveBinaries(process.env);
+  let dir = "";
+  const ffmpeg = (...args: string[]) => {
+    const r = spawnSync(bins.ffmpeg, ["-v", "error", "-nostdin", "-y", ...args], { cwd: dir });
+    if (r.status !== 0) throw new Error(`ffmpeg ${args.join(" ")}: ${r.stderr}`);
+  };
+  // A chirp: cross-correlation finds one position only.
+  const chirp = (rate: number, d: number) => `aevalsrc=sin(2*PI*(200+400*t)*t):s=${rate}:d=${d}`;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "p6-checks-audio-"));
+    // The row's kind of file: video from 0, AAC (48 kHz, no priming declared) from 12 ms, in Matroska; the
+    // output copies both into MP4, whose audio track gets a 12 ms empty edit and an edit over every sample.
+    ffmpeg("-f", "lavfi", "-i", chirp(48000, 2), "-c:a", "aac", "a.aac");
+    ffmpeg("-f", "lavfi", "-i", "testsrc=d=2:r=24:s=64x48", "-c:v", "mpeg4", "v.mkv");
+    ffmpeg(
+      ...["-i", "v.mkv", "-itsoffset", "0.012", "-i", "a.aac", "-map", "0:v", "-map", "1:a"],
+      "-c",
+      "copy",
+      "src.mkv",
+    );
+    ffmpeg("-i", "src.mkv", "-map", "0", "-c", "copy", "delayed.mp4");
+    // 1 s at 8 kHz in AAC: 1024 samples of priming and 1024 − 8000 % 1024 = 192 of padding in the last frame,
+    // declared by ffmpeg's tables (edit from media time 1024 for 1000 ms; the last sample lasts 832 ticks).
+    ffmpeg("-f", "lavfi", "-i", chirp(8000, 1), "-c:a", "pcm_s16le", "w8.wav");
+    ffmpeg("-i", "w8.wav", "-c:a", "aac", "aac8k.m4a");
+  }, 60_000);
+  afterAll(() => {
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * The same file with its audio track's last edit lasting `ms` (movie time scale 1000 here) and, given
+   * `lastDelta`, its last sample (a one-sample last stts entry) lasting that many ticks.
+   */
+  function withTables(name: string, ms: number, lastDelta?: number): string {
+    const buf = readFileSync(path.join(dir, name));
+    const find = (type: string) => {
+      const at = buf.indexOf(type, buf.indexOf("soun") - 400);
+      expect(at).toBeGreaterThan(0);
+      return at + 4; // the payload: version and flags, entry count, entries
+    };
+    const elst = find("elst");
+    buf.writeUInt32BE(ms, elst + 8 + (buf.readUInt32BE(elst + 4) - 1) * 12);
+    if (lastDelta !== undefined) {
+      const stts = find("stts");
+      const last = stts + 8 + (buf.readUInt32BE(stts + 4) - 1) * 8;
+      expect(buf.readUInt32BE(last)).toBe(1);
+      buf.writeUInt32BE(lastDelta, last + 4);
+    }
+    const out = `${name}.${ms}.${lastDelta ?? ""}.m4a`;
+    writeFileSync(path.join(dir, out), buf);
+    return out;
+  }
+
+  async function audioWhy(srcName: string, outName: string, role: "output" | "video-output") {
+    const src = (await measureSource(bins, srcName, path.join(dir, srcName))) as SourceInfo;
+    const out = (await measureMedia(bins, path.join(dir, outName), role))!;
+    const f = new Findings();
+    await checkAudioTrack(bins, src, out, path.join(dir, outName), 0, src.audio!.end, f, "audio");
+    return { why: f.why, src, out };
+  }
+
+  test("AAC after a 12 ms empty edit, every sample shown: ends where the source's does (ok)", async () => {
+    const { why, src, out } = await audioWhy("src.mkv", "delayed.mp4", "video-output");
+    // 95 frames of 1024 samples (priming included: ADTS declares none) from 0.012 s.
+    expect(src.audio!.end).toBeCloseTo(0.012 + (95 * 1024) / 48000, 3);
+    expect(why).toEqual([]);
+    expect(out.audio!.tablesEnd).toBeCloseTo(0.012 + (95 * 1024) / 48000, 3);
+  }, 60_000);
+
+  test("AAC at 8 kHz with its priming and padding declared: ok", async () => {
+    const { why, out } = await audioWhy("w8.wav", "aac8k.m4a", "output");
+    // 9 frames: 1024 samples of priming, 8000 of signal; ffmpeg 5.1 decodes the last one whole.
+    expect(out.audio!.track.decodedEnd).toBeCloseTo(1.024, 6);
+    expect(out.audio!.end).toBeCloseTo(1, 6);
+    expect(why).toEqual([]);
+  }, 60_000);
+
+  test("AAC whose last frame's padding is not declared (stts 1024 ticks, an edit over all 8192) is flagged", async () => {
+    const { why } = await audioWhy("w8.wav", withTables("aac8k.m4a", 1024, 1024), "output");
+    expect(why.join()).toMatch(/^\[audio-length\] audio ends at 1\.024 s, .*ends at 1\.000/);
+  }, 60_000);
+
+  test("the same AAC with an edit ending 100 ms early is flagged", async () => {
+    const { why } = await audioWhy("w8.wav", withTables("aac8k.m4a", 900), "output");
+    expect(why.join()).toMatch(/^\[audio-length\] audio ends at 0\.900 s, .*ends at 1\.000/);
+  }, 60_000);
 });

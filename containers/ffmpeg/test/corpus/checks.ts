@@ -71,6 +71,8 @@ export interface VideoTruth {
 export interface AudioTruth {
   stream: number;
   track: AudioTrack;
+  /** Where an MP4's own tables (stts, edit list) end the track, from the file's time 0; else null. */
+  tablesEnd: number | null;
   /** First and last presented sample's times from the file's start. */
   start: number;
   end: number;
@@ -137,18 +139,24 @@ const f3 = (n: number) => n.toFixed(3);
 const isMp4Name = (formatName: string) => /mp4|mov/.test(formatName);
 
 /**
- * Presented end of a decoded audio track: in MP4 a decoder honouring the declared padding stops where the
- * last frame's stated duration ends it (ffmpeg 5.1 decodes that frame whole). For a source, only a
- * declaration that trims inside the last frame counts: one far earlier is a broken timestamp (alac.m4a's
- * 1-tick packets), and a player plays the samples.
+ * Presented end of a decoded audio track. In MP4 a decoder honouring the declared padding stops where the
+ * file's own tables end the track (`tablesEnd`: stts sample durations in the track's time scale through the
+ * edit list, mp4-tables.ts), read here without ffmpeg: ffmpeg 5.1's MOV demuxer takes an empty edit's length
+ * off the last packet's duration (an AAC track after a 12 ms empty edit: last packet 448 ticks for 1,024), so
+ * its last pkt_duration is not the declaration. Where the tables cannot be read (fragmented MP4) the last
+ * frame's time plus its stated duration stands for them (ffmpeg 5.1 decodes that frame whole). Never past
+ * the decoded samples: a player has nothing to present there. For a source, only a declaration that trims
+ * inside the last frame counts: one far earlier is a broken timestamp (alac.m4a's 1-tick packets), and a
+ * player plays the samples.
  */
-function audioEnd(track: AudioTrack, mp4: boolean, isSource: boolean): number {
-  if (!mp4 || track.declaredEnd === null || track.declaredEnd >= track.decodedEnd) return track.decodedEnd;
-  if (isSource && track.decodedEnd - track.declaredEnd > track.frameSec + 0.001) return track.decodedEnd;
-  return track.declaredEnd;
+function audioEnd(track: AudioTrack, mp4: boolean, isSource: boolean, tablesEnd: number | null): number {
+  const declared = tablesEnd ?? track.declaredEnd;
+  if (!mp4 || declared === null || declared >= track.decodedEnd) return track.decodedEnd;
+  if (isSource && track.decodedEnd - declared > track.frameSec + 0.001) return track.decodedEnd;
+  return declared;
 }
 
-interface Media {
+export interface Media {
   facts: StreamsFacts;
   origin: number;
   duration: number;
@@ -157,7 +165,7 @@ interface Media {
 }
 
 /** Measures a file as a player presents it, every time counted from its time 0 (below). */
-async function measureMedia(
+export async function measureMedia(
   bins: Bins,
   file: string,
   role: "source" | "output" | "video-output",
@@ -219,7 +227,10 @@ async function measureMedia(
     const [track, pcm] = aRaw;
     if (track !== null) {
       const stream = facts.audio.index;
-      audio = { stream, track, start: track.first - zero, end: audioEnd(track, mp4, isSource) - zero, pcm };
+      const tables = mp4 ? await tablePresentation(file, stream) : null;
+      const tablesEnd = tables !== null && tables.frames.length > 0 ? tables.end : null;
+      const end = audioEnd(track, mp4, isSource, tablesEnd) - zero;
+      audio = { stream, track, tablesEnd, start: track.first - zero, end, pcm };
     }
   }
   const ends = [video !== null && video.frames.length > 0 ? video.end : 0, audio?.end ?? 0];
@@ -689,7 +700,7 @@ export function compareFrames(
  */
 const DECODED_SLACK = 0.025;
 
-async function checkAudioTrack(
+export async function checkAudioTrack(
   bins: Bins,
   src: SourceInfo,
   out: Media,
@@ -714,9 +725,11 @@ async function checkAudioTrack(
     f.fail(
       "audio-length",
       `${what} ends at ${f3(oa.end)} s, decoding ${f3(oa.track.decodedEnd - oa.track.first)} s` +
-        (oa.track.declaredEnd !== null && mp4
-          ? ` (declared ${f3(oa.track.declaredEnd - oa.track.first)})`
-          : "") +
+        (oa.tablesEnd !== null
+          ? ` (its tables: ${f3(oa.tablesEnd - oa.track.first)})`
+          : oa.track.declaredEnd !== null && mp4
+            ? ` (declared ${f3(oa.track.declaredEnd - oa.track.first)})`
+            : "") +
         (raw === null ? "" : ` (edit list ignored: ${f3(raw.decodedEnd - raw.first)})`) +
         `; the source's [${f3(from)}, ${f3(Math.min(to, sa.end))}) ends at ${f3(wantEnd)}`,
     );
