@@ -59,7 +59,9 @@ export default async function setup(project: TestProject) {
             `--text=${url.searchParams.get("text")}`,
           ];
           if (url.searchParams.get("rtl")) args.push("--rtl");
-          await run(pango, args, { timeout: 60_000 });
+          // pango-view converts --text from the locale's charset: under a C/POSIX locale (an `env -i` shell,
+          // a bare CI runner) any non-ASCII text fails with "Invalid byte sequence in conversion input".
+          await run(pango, args, { timeout: 60_000, env: { ...process.env, LC_ALL: "C.UTF-8" } });
           return void res.writeHead(200, { "Content-Type": "image/png" }).end(await readFile(out));
         } finally {
           await rm(dir, { recursive: true, force: true });
