@@ -18,6 +18,7 @@ import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { ffprobe, fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
+import { lagOf } from "./support/lag.ts";
 
 vi.setConfig({ testTimeout: 240_000 });
 
@@ -101,28 +102,6 @@ async function firstSampleTime(file: string): Promise<number> {
     ...["-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", file],
   ]);
   return Number(stdout.trim().split("\n")[0]);
-}
-
-/**
- * Where `part` sits in `whole` near sample `at`: the lag (samples, ±`max`) of the best normalized
- * cross-correlation, and that correlation.
- */
-function lagOf(whole: Int16Array, at: number, part: Int16Array, max: number): { lag: number; r: number } {
-  let best = { lag: 0, r: Number.NEGATIVE_INFINITY };
-  let partEnergy = 0;
-  for (const v of part) partEnergy += v * v;
-  for (let lag = -max; lag <= max; lag++) {
-    let dot = 0;
-    let energy = 0;
-    for (let i = 0; i < part.length; i++) {
-      const w = whole[at + lag + i] ?? 0;
-      dot += w * part[i]!;
-      energy += w * w;
-    }
-    const r = energy === 0 ? 0 : dot / Math.sqrt(energy * partEnergy);
-    if (r > best.r) best = { lag, r };
-  }
-  return best;
 }
 
 let engine: TestEngine;

@@ -25,6 +25,7 @@ import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { lagOf } from "./support/lag.ts";
 
 vi.setConfig({ testTimeout: 300_000 });
 
@@ -102,25 +103,6 @@ async function pcm(file: string, rate: number): Promise<Int16Array> {
     { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
   );
   return new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length / 2);
-}
-
-/** The lag (samples, within ±max) at which `part` best matches `whole` from sample `at`, and its correlation. */
-function lagOf(whole: Int16Array, at: number, part: Int16Array, max: number): { lag: number; r: number } {
-  let best = { lag: 0, r: Number.NEGATIVE_INFINITY };
-  let partEnergy = 0;
-  for (const v of part) partEnergy += v * v;
-  for (let lag = -max; lag <= max; lag++) {
-    let dot = 0;
-    let energy = 0;
-    for (let i = 0; i < part.length; i++) {
-      const w = whole[at + lag + i] ?? 0;
-      dot += w * part[i]!;
-      energy += w * w;
-    }
-    const r = energy === 0 ? 0 : dot / Math.sqrt(energy * partEnergy);
-    if (r > best.r) best = { lag, r };
-  }
-  return best;
 }
 
 let engine: TestEngine;
