@@ -6,7 +6,8 @@ import type { ConsoleEnv } from "./context";
 /**
  * Runs a passkey ceremony for each `form[data-webauthn]` when it is submitted: the options come from the form's
  * `data-options`, the authenticator's answer goes into its `response` field, and the form is then posted as
- * usual (with its CSRF token). No fetch: the server sees an ordinary form post.
+ * usual (with its CSRF token). No fetch: the server sees an ordinary form post. The form's buttons are rendered
+ * disabled and enabled here, once the handler is in place.
  */
 export const WEBAUTHN_SCRIPT = `
 document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
@@ -26,6 +27,7 @@ document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
       form.submit();
     }, function (error) { say("The passkey was not used: " + error.message); });
   });
+  form.querySelectorAll("button[type=submit]").forEach(function (button) { button.disabled = false; });
 });
 `;
 

@@ -427,6 +427,32 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     expect(await page.locator("tr", { hasText: "virtual laptop" }).textContent()).not.toContain("never");
   });
 
+  it("the passkey button stays disabled until its script has run: an early click posts nothing", async () => {
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    watch(p);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await p.route("**/console/assets/webauthn.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const posts: string[] = [];
+    p.on("request", (r) => {
+      if (r.method() === "POST") posts.push(r.url());
+    });
+    const loaded = p.goto(`${site}/console/sign-in`);
+    const button = p.getByRole("button", { name: "Sign in with a passkey" });
+    await button.waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    await button.click({ force: true }).catch(() => {});
+    release();
+    await loaded;
+    await expect.poll(() => button.isDisabled()).toBe(false);
+    expect(posts).toEqual([]);
+    await other.close();
+  });
+
   it("signs out everywhere: a second session ends too", async () => {
     const other = await browser.newContext();
     const second = await other.newPage();
@@ -494,7 +520,11 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
       await page.goto(`${site}/console/sign-in`);
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/console/sign-in")),
+        page.getByRole("button", { name: "Sign in", exact: true }).click(),
+      ]);
+      await page.waitForLoadState();
       expect(await page.locator("main").textContent()).toContain(
         "sign in with a passkey, or reset your password",
       );

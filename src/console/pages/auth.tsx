@@ -86,11 +86,13 @@ async function signInPage(c: Ctx, state: { email?: string; error?: string; statu
         <Field label="Password" name="password" type="password" required autocomplete="current-password" />
         <button type="submit">Sign in</button>
       </PostForm>
-      <PasskeyForm action={consolePaths.signInPasskey} mode="authenticate" options={options}>
-        <button type="submit" class="secondary">
-          Sign in with a passkey
-        </button>
-      </PasskeyForm>
+      <PasskeyForm
+        action={consolePaths.signInPasskey}
+        mode="authenticate"
+        options={options}
+        button="Sign in with a passkey"
+        secondary
+      />
       <p class="muted">
         <a href={consolePaths.reset}>Forgot your password?</a> No account yet?{" "}
         <a href={consolePaths.signUp}>Sign up</a>.

@@ -98,9 +98,8 @@ async function securityPage(
           }))}
         />
         {state.passkeyError ? <Notice kind="error">{state.passkeyError}</Notice> : null}
-        <PasskeyForm action={consolePaths.passkeys} mode="register" options={options}>
+        <PasskeyForm action={consolePaths.passkeys} mode="register" options={options} button="Add a passkey">
           <Field label="Passkey name" name="name" hint="To tell it apart, e.g. “work laptop”." value="" />
-          <button type="submit">Add a passkey</button>
         </PasskeyForm>
       </section>
     </>,
