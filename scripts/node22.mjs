@@ -24,8 +24,9 @@ if (!recentEnough) {
     console.error(
       `Node ${process.versions.node} is older than 22.18: installing ${pkg}@22 into .tools/node (once)…`,
     );
+    // npm's report goes to stderr: `--which` prints the path alone on stdout, which callers capture with $(…).
     execFileSync("npm", ["install", "--prefix", prefix, `${pkg}@22`, "--no-audit", "--no-fund"], {
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", process.stderr, "inherit"],
       shell: process.platform === "win32",
     });
   }
