@@ -15,11 +15,11 @@
  * 9229): the Worker's DevTools inspector (bench:load profiles the isolate through it).
  * `npm run dev -- --engine-only`: steps 0, 1 and 3 only (the engine as dev starts it, its URL printed).
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { unstable_readConfig } from "wrangler";
+import { getPlatformProxy, unstable_readConfig } from "wrangler";
 import {
   EMOJI_FONT_PATH,
   EMOJI_PACKAGE,
@@ -32,7 +32,6 @@ import { chooseEngineFfmpeg, describeFfmpeg, type EngineFfmpeg, FfmpegMissing } 
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const run = promisify(execFile);
 process.chdir(root);
 const port = Number(process.env.PORT ?? 8787);
 const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
@@ -66,8 +65,8 @@ const { vars, created } = ensureDevVars();
 if (created) console.log("Generated .dev.vars with ADMIN_TOKEN, FILE_SIGNING_SECRET and ENGINE_SECRET.");
 
 if (!engineOnly) {
-  // The font uploads first, then the migrations: every `wrangler … --local` starts a workerd on the same state
-  // directory, and two at once can meet a SQLite lock (SQLITE_BUSY, seen on a fresh state directory).
+  // The font uploads first, then the migrations: each starts a workerd on the same state directory, and two at
+  // once can meet a SQLite lock (SQLITE_BUSY, seen on a fresh state directory).
   await seedFonts();
 
   console.log("Applying local D1 migrations…");
@@ -110,11 +109,12 @@ async function seedFonts() {
     : {};
   const config = unstable_readConfig({ config: "wrangler.toml" }) as {
     r2_buckets: { binding: string; bucket_name?: string }[];
+    compatibility_date?: string;
   };
   const bucket = config.r2_buckets.find((b) => b.binding === "FONTS")?.bucket_name;
   // The colour emoji pack (src/text/emoji.ts) is cut out of Debian's NotoColorEmoji.ttf first.
   const emojiPack = emojiPackFile();
-  // One put at a time (see above: one workerd on the state directory at a time).
+  const due = [];
   for (const font of [...REMOTE_FONT_FILES, ...(emojiPack ? [emojiPack] : [])]) {
     if (!existsSync(font.path)) {
       const from = "package" in font ? ` (apt-get install ${font.package})` : "";
@@ -122,24 +122,37 @@ async function seedFonts() {
       continue;
     }
     const stamp = statSync(font.path).mtimeMs;
-    if (seeded[font.key] === stamp) continue;
-    console.log(`Putting ${font.key} into the local FONTS bucket…`);
-    await run(
-      wrangler,
-      [
-        "r2",
-        "object",
-        "put",
-        `${bucket}/${font.key}`,
-        "--file",
-        font.path,
-        "--local",
-        "--persist-to",
-        stateDir,
-      ],
-      { env: { ...process.env, ...quietEnv } },
-    );
-    seeded[font.key] = stamp;
+    if (seeded[font.key] !== stamp) due.push({ ...font, stamp });
+  }
+  if (due.length === 0) return;
+  // All the puts through one local R2 binding, in the state directory `wrangler … --local --persist-to` uses
+  // (<dir>/v3): wrangler's getPlatformProxy starts one workerd for them, where a `wrangler r2 object put` per
+  // font started seventeen (≈ 50 s of a first start). Its config holds the FONTS bucket alone: the Worker's
+  // own bindings (Durable Objects, Queues, the container) are not needed to write an object.
+  const configDir = mkdtempSync(path.join(os.tmpdir(), "p6-fonts-"));
+  const configPath = path.join(configDir, "wrangler.json");
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      name: "p6-fonts-seed",
+      compatibility_date: config.compatibility_date,
+      r2_buckets: [{ binding: "FONTS", bucket_name: bucket }],
+    }),
+  );
+  const proxy = await getPlatformProxy<{ FONTS: { put(key: string, value: Uint8Array): Promise<unknown> } }>({
+    configPath,
+    persist: { path: path.resolve(stateDir, "v3") },
+    remoteBindings: false,
+  });
+  try {
+    for (const font of due) {
+      console.log(`Putting ${font.key} into the local FONTS bucket…`);
+      await proxy.env.FONTS.put(font.key, readFileSync(font.path));
+      seeded[font.key] = font.stamp;
+    }
+  } finally {
+    await proxy.dispose();
+    rmSync(configDir, { recursive: true, force: true });
   }
   writeFileSync(marker, JSON.stringify(seeded));
 }

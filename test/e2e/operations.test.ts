@@ -57,6 +57,25 @@ describe("the seven synchronous routes against npm run dev, with a key made by t
     });
   });
 
+  it("image watermark with text in the fonts npm run dev put into the local bucket (CJK, Gurmukhi, emoji)", async () => {
+    // Each script draws from a font kept in R2 (src/text/remote-fonts.ts): one missing from the bucket would
+    // refuse the request (FontUnavailableError), not draw boxes.
+    const result = ok(
+      await api.client.POST("/v1/image/watermark", {
+        body: {
+          source_url: fixtures.media("photo.jpg"),
+          params: { text: "日本語 한국어 ਪੰਜਾਬੀ 😀", format: "png" },
+        },
+      }),
+    );
+    const probed = await downloadAndProbe(result.url);
+    expect(probed.streams[0]).toMatchObject({
+      codec_name: "png",
+      width: result.width,
+      height: result.height,
+    });
+  });
+
   it("video watermark", async () => {
     const result = ok(
       await api.client.POST("/v1/video/watermark", {

@@ -17,9 +17,9 @@ import { startDev } from "../browser/dev.ts";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /**
- * A state directory that `npm run dev` has seeded (17 font uploads, one `wrangler r2 object put` and one
- * workerd each, then the migrations and the dev account: most of a start), made once per machine and kept in
- * the temp directory under the hash of the migrations and wrangler.toml, like the engine's media fixtures.
+ * A state directory that `npm run dev` has seeded (17 font uploads through one local R2 binding, then the
+ * migrations and the dev account: most of a start), made once per machine and kept in the temp directory under
+ * the hash of the migrations, wrangler.toml and scripts/dev.ts, like the engine's media fixtures.
  * A service started on a copy of it finds nothing to put and starts at once; anything newer than the copy it
  * still puts or applies itself. Used by the browser project's global setup and by `npm run test:uploads`
  * (which in `.ci/run` follows `npm test` on the same machine, so finds it made).
@@ -32,6 +32,8 @@ export async function seededStateTemplate(): Promise<string> {
     if (statSync(full).isFile()) hash.update(file).update(readFileSync(full));
   }
   hash.update(readFileSync(path.join(root, "wrangler.toml")));
+  // How it is seeded: a change to npm run dev's seeding makes a new template.
+  hash.update(readFileSync(path.join(root, "scripts/dev.ts")));
   const template = path.join(os.tmpdir(), `p6-browser-state-template-${hash.digest("hex").slice(0, 12)}`);
   // One builder per machine: `.ci/run` starts test:uploads beside npm test, whose browser project wants the
   // same directory. The others wait for it; a lock left by a builder that was killed is taken over.
