@@ -4,11 +4,13 @@ import { defineConfig, defineProject } from "vitest/config";
 
 /**
  * Scheduling (docs/performance.md "Test suite time"): vitest runs one group after another, and on a 2-core
- * machine its default is one file at a time. The worker project is group 0 (its files in order, in one
- * workerd); every other project is group 1, two files at a time across projects. The e2e service installs
- * and starts in the background meanwhile (test/e2e/global-setup.ts).
+ * machine its default is one file at a time. The worker project is group 0 (two workerd, each taking the next
+ * file); every other project is group 1, three files at a time across projects (the same count as
+ * containers/ffmpeg/vitest.config.ts: vitest refuses two counts in one group): with two, the browser and e2e
+ * files, which mostly wait on their services, left the cores idle. The e2e service installs and starts in the
+ * background meanwhile (test/e2e/global-setup.ts).
  */
-const AFTER_WORKER = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+const AFTER_WORKER = { maxWorkers: 3, sequence: { groupOrder: 1 } };
 
 /**
  * Worker tests run inside workerd with real local D1, Durable Objects, Queues and R2. The test-only bindings
@@ -43,47 +45,19 @@ const worker = defineProject({
   test: {
     name: "worker",
     include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/text/**", "test/uploads-e2e/**"],
+    exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/uploads-e2e/**"],
     // The fonts server puts the R2 fonts (CJK) within reach of the image tests' FONTS bucket.
     globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
     setupFiles: ["./test/helpers/apply-migrations.ts"],
-    // One workerd for all the files, one after another (docs/performance.md "Test suite time"): a workerd per
-    // file cost ~8 s each (56 files); the files share the global setup's engines, so they never ran at once.
-    // Each file still makes its own accounts, keys and tasks; D1 and the Durable Objects carry over between files.
+    // Two workerd, each running files one after another (docs/performance.md "Test suite time"): a workerd per
+    // file cost ~8 s each (56 files), and one alone kept one core busy. Each file makes its own accounts, keys
+    // and tasks; D1 and the Durable Objects carry over between the files of one workerd. The files that
+    // saturate an engine on purpose each have their own (test/global-setup.ts, smallEngines).
     isolate: false,
-    maxWorkers: 1,
+    maxWorkers: 2,
     sequence: { groupOrder: 0 },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-  },
-});
-
-/**
- * Text rendering (src/text) in workerd: needs no engine, only the fonts and Pango references that
- * test/text/fonts-server.ts serves from Node, so it has its own light global setup.
- */
-const text = defineProject({
-  plugins: [
-    cloudflareTest({
-      remoteBindings: false,
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          ADMIN_TOKEN: "test-admin-token",
-          FILE_SIGNING_SECRET: "test-file-signing-secret",
-          ENGINE_SECRET: "test-engine-secret",
-        },
-      },
-    }),
-  ],
-  test: {
-    name: "text",
-    include: ["test/text/**/*.test.ts"],
-    ...AFTER_WORKER,
-    isolate: false,
-    globalSetup: ["./test/text/fonts-server.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
   },
 });
 
@@ -141,5 +115,5 @@ const client = defineProject({
 });
 
 export default defineConfig({
-  test: { projects: [worker, text, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts, client] },
+  test: { projects: [worker, "./containers/ffmpeg/vitest.config.ts", e2e, browser, scripts, client] },
 });

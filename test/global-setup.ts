@@ -42,9 +42,11 @@ export default async function setup(project: TestProject) {
     ENGINE_QUEUE: "8",
   });
   const resolverEngine = await startResolverEngine(ENGINE_SECRET);
-  // Two small engines (one slot, no queue) that capacity tests saturate on purpose (test/engine, test/tasks).
+  // Small engines (one slot, no queue) that capacity tests saturate on purpose, each file its own, since the
+  // project runs two files at a time: test/tasks/capacity.test.ts, test/engine/capacity.test.ts and two for
+  // test/engine/scale-out.test.ts (smallEngines below).
   const small = await Promise.all(
-    [1, 2].map(() =>
+    [1, 2, 3, 4].map(() =>
       startEngine({
         ENGINE_SECRET,
         ALLOW_PRIVATE_SOURCES: "true",
@@ -61,10 +63,11 @@ export default async function setup(project: TestProject) {
 
   project.provide("engineSecret", ENGINE_SECRET);
   project.provide("engineUrl", engine.url);
-  project.provide(
-    "smallEngineUrls",
-    small.map((e) => e.url),
-  );
+  project.provide("smallEngines", {
+    tasksCapacity: small[0]!.url,
+    engineCapacity: small[1]!.url,
+    scaleOut: [small[2]!.url, small[3]!.url],
+  });
   project.provide("mediaBase", `http://127.0.0.1:${fixtures.port}`);
   project.provide("resolverEngineUrl", resolverEngine.url);
   project.provide("inspectorUrl", inspector.url);

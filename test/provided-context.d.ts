@@ -5,8 +5,11 @@ declare module "vitest" {
   export interface ProvidedContext {
     engineSecret: string;
     engineUrl: string;
-    /** Two more engine processes with one slot and no queue, for the capacity tests. */
-    smallEngineUrls: string[];
+    /**
+     * Engine processes with one slot and no queue, which the capacity tests saturate on purpose: one per file,
+     * since the worker project runs two files at a time.
+     */
+    smallEngines: { tasksCapacity: string; engineCapacity: string; scaleOut: [string, string] };
     mediaBase: string;
     /** A production-mode engine whose DNS is test/support/resolver-engine.ts TEST_DNS. */
     resolverEngineUrl: string;

@@ -13,8 +13,10 @@ export default defineConfig({
     setupFiles: [here("./test/support/setup.ts")],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores: two files at a time, each running real ffmpeg.
-    maxWorkers: 2,
+    // Three files at a time, each running real ffmpeg: the same count as the other projects of the root config's
+    // group 1 (../../vitest.config.ts; vitest refuses two counts in one group), whose browser and e2e files
+    // mostly wait on their services.
+    maxWorkers: 3,
     // In npm test: with the other projects after the worker project (../../vitest.config.ts).
     sequence: { groupOrder: 1 },
   },

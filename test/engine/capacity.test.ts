@@ -77,7 +77,7 @@ describe("engine failures are 503 SERVICE_UNAVAILABLE with Retry-After, never 50
   });
 
   it("a saturated engine (every slot busy, no queue)", async () => {
-    const [small] = inject("smallEngineUrls");
+    const small = inject("smallEngines").engineCapacity;
     const hold = await holdSlot(small!);
     try {
       const { key } = await newAccount({ credits: 10 });

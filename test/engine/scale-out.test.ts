@@ -49,7 +49,7 @@ async function saturate(url: string) {
 
 describe("routing over several engine instances", () => {
   it("one of three engines saturated: every request succeeds on the others, the busy one is avoided", async () => {
-    const [busyUrl, idleUrl] = inject("smallEngineUrls");
+    const [busyUrl, idleUrl] = inject("smallEngines").scaleOut;
     const release = await saturate(busyUrl!);
     try {
       const busy = counted(busyUrl!);
@@ -84,7 +84,7 @@ describe("routing over several engine instances", () => {
   });
 
   it("through the API: ENGINE_URL lists three engines, one saturated, synchronous calls succeed", async () => {
-    const [busyUrl, idleUrl] = inject("smallEngineUrls");
+    const [busyUrl, idleUrl] = inject("smallEngines").scaleOut;
     const release = await saturate(busyUrl!);
     try {
       const { key } = await newAccount({ credits: 10 });
@@ -101,7 +101,7 @@ describe("routing over several engine instances", () => {
   });
 
   it("every instance refusing → 503 naming capacity; progress and abort reach the instance that took the job", async () => {
-    const [a, b] = inject("smallEngineUrls");
+    const [a, b] = inject("smallEngines").scaleOut;
     const releases = [await saturate(a!), await saturate(b!)];
     try {
       const both = new HttpMediaEngine({

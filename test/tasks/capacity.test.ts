@@ -57,7 +57,7 @@ async function startWith(taskId: string, engineUrl: string) {
 
 describe("a task waits for engine capacity instead of failing", () => {
   it("a burst on a saturated engine: the tasks wait, queued, and all succeed", async () => {
-    const [small] = inject("smallEngineUrls");
+    const small = inject("smallEngines").tasksCapacity;
     const engine = createEngine({ engineUrl: small!, secret: secret() });
     // The engine's only slot is busy (its source never answers) and it queues nothing: it answers 503.
     const holdId = `hold-${crypto.randomUUID()}`;
