@@ -1,10 +1,12 @@
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
+/** The dot-entries of node_modules that are packages' (npm's), not caches. */
+const KEPT_DOT_ENTRIES = new Set([".bin", ".package-lock.json"]);
 
 /**
  * A copy of the project as a fresh clone would have it (the files git tracks plus new, not-ignored ones —
@@ -56,10 +58,28 @@ function finish(command: string, args: string[], cwd: string) {
  */
 export async function installAndStart(dir: string, port: number): Promise<RunningService> {
   // Not execFileSync: the global setup starts this in the background, so it must not block the event loop.
-  if (existsSync(path.join(root, "node_modules"))) {
-    await finish("cp", ["-a", path.join(root, "node_modules"), path.join(dir, "node_modules")], dir);
-    for (const cache of [".vite", ".cache"])
-      rmSync(path.join(dir, "node_modules", cache), { recursive: true, force: true });
+  const modules = path.join(root, "node_modules");
+  if (existsSync(modules)) {
+    // Not the dot-directories vitest and Vite write while this runs (.vitest-cache, .vite, .vite-temp, whose
+    // files come and go: copying them failed a run with "cp exited 1"), only the packages, .bin and npm's
+    // own .package-lock.json.
+    const entries = readdirSync(modules).filter(
+      (name) => !name.startsWith(".") || KEPT_DOT_ENTRIES.has(name),
+    );
+    mkdirSync(path.join(dir, "node_modules"));
+    try {
+      await finish(
+        "cp",
+        ["-a", ...entries.map((name) => path.join(modules, name)), path.join(dir, "node_modules")],
+        dir,
+      );
+    } catch (error) {
+      // Whatever went wrong, an install from nothing is still the README's command: said, and done.
+      console.warn(
+        `e2e: copying node_modules failed (${(error as Error).message}); npm install from nothing`,
+      );
+      rmSync(path.join(dir, "node_modules"), { recursive: true, force: true });
+    }
   }
   await finish("npm", ["install", "--no-audit", "--no-fund"], dir);
   const lines: string[] = [];
