@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -40,14 +41,8 @@ export type RunningService = {
   stop: () => void;
 };
 
-/** A child process to its end; rejects unless it exits 0. */
-function finish(command: string, args: string[], cwd: string) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: "ignore" });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited ${code}`))));
-  });
-}
+/** A command to its end; its error says the exit code and what the command printed on stderr. */
+const finish = promisify(execFile);
 
 /**
  * The README's first command, `npm install && npm run dev`, in `dir`; resolves once the key is printed.
@@ -68,11 +63,11 @@ export async function installAndStart(dir: string, port: number): Promise<Runnin
     );
     mkdirSync(path.join(dir, "node_modules"));
     try {
-      await finish(
-        "cp",
-        ["-a", ...entries.map((name) => path.join(modules, name)), path.join(dir, "node_modules")],
-        dir,
-      );
+      await finish("cp", [
+        "-a",
+        ...entries.map((name) => path.join(modules, name)),
+        path.join(dir, "node_modules"),
+      ]);
     } catch (error) {
       // Whatever went wrong, an install from nothing is still the README's command: said, and done.
       console.warn(
@@ -81,7 +76,7 @@ export async function installAndStart(dir: string, port: number): Promise<Runnin
       rmSync(path.join(dir, "node_modules"), { recursive: true, force: true });
     }
   }
-  await finish("npm", ["install", "--no-audit", "--no-fund"], dir);
+  await finish("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
   const lines: string[] = [];
   const dev = startGroup("fresh-dev", "npm", ["run", "dev"], {
     cwd: dir,
