@@ -40,16 +40,22 @@ function trickle(res: http.ServerResponse, file: string): void {
   const head = 256 * 1024;
   let offset = 0;
   let timer: NodeJS.Timeout | undefined;
+  let gone = false;
   const send = (length: number) => {
     const stream = createReadStream(file, { start: offset, end: offset + length - 1 });
     offset += length;
     stream.on("data", (chunk) => res.write(chunk));
+    // Not once the client has gone: a client that hangs up while a piece is being read would otherwise leave a
+    // timer sending to nobody forever, and keep vitest's main process, where this server runs, alive.
     stream.on("end", () => {
-      timer = setTimeout(() => send(1024), 500);
+      if (!gone) timer = setTimeout(() => send(1024), 500);
     });
   };
   send(head);
-  res.on("close", () => clearTimeout(timer));
+  res.on("close", () => {
+    gone = true;
+    clearTimeout(timer);
+  });
 }
 
 /** Sends a file throttled to about `kbps` KiB/s (20 ms ticks). */
