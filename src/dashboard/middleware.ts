@@ -5,6 +5,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors/api-error";
 import { problemResponse } from "../errors/handler";
 import type { AppEnv } from "../http/context";
+import { bytesToBase64 } from "../util/encoding";
 import type { DashboardEnv } from "./context";
 import { BASE, paths, query } from "./paths";
 import { csrfToken, csrfTokenMatches, findOperatorSession, openLoginSession, type Session } from "./session";
@@ -60,7 +61,7 @@ export function readOperatorSession(c: Context<DashboardEnv>) {
  * that allows only this response's own inline style and script (by nonce) — no other origin, no plugins.
  */
 export const securityHeaders = createMiddleware<{ Variables: { nonce: string } }>(async (c, next) => {
-  const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+  const nonce = bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
   c.set("nonce", nonce);
   await next();
   const headers = c.res.headers;

@@ -1,3 +1,4 @@
+import { bytesToBase64 } from "../util/encoding";
 import { FontUnavailableError } from "./fonts";
 import { EMOJI_PACK_KEY } from "./remote-fonts";
 
@@ -101,7 +102,7 @@ async function readPicture(
   const png = new Uint8Array(await object.arrayBuffer());
   const em = index.ppem;
   const picture = {
-    href: `data:image/png;base64,${base64(png)}`,
+    href: `data:image/png;base64,${bytesToBase64(png)}`,
     left: x / em,
     top: y / em,
     width: width / em,
@@ -136,11 +137,4 @@ export async function loadEmoji(
 export function forgetEmoji(): void {
   packIndex = undefined;
   pictures.clear();
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }

@@ -3,6 +3,8 @@
  * Pure functions; the rules that need state live in upload-object.ts.
  */
 
+import { base64ToBytes } from "../util/encoding";
+
 export const TUS_VERSION = "1.0.0";
 export const TUS_EXTENSIONS = [
   "creation",
@@ -54,9 +56,7 @@ export function parseMetadata(value: string | undefined): Record<string, string>
       continue;
     }
     try {
-      out[key] = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-        Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0)),
-      );
+      out[key] = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(base64ToBytes(encoded));
     } catch {
       return null;
     }
@@ -81,7 +81,7 @@ export function parseChecksum(
     };
   let digest: Uint8Array;
   try {
-    digest = Uint8Array.from(atob(encoded ?? ""), (c) => c.charCodeAt(0));
+    digest = base64ToBytes(encoded ?? "");
   } catch {
     digest = new Uint8Array();
   }

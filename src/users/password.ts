@@ -1,6 +1,6 @@
 import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
-import { bytesToBase64 } from "../util/encoding";
+import { base64ToBytes, bytesToBase64 } from "../util/encoding";
 import { estimateStrength, MIN_SCORE } from "./password-strength";
 
 const scrypt = promisify(scryptCallback) as (
@@ -40,7 +40,6 @@ export function passwordProblem(password: string, email?: string): string | null
 }
 
 const b64 = (bytes: Uint8Array) => bytesToBase64(bytes).replace(/=+$/, "");
-const unb64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
 async function derive(password: string, salt: Uint8Array, params: Params, length: number) {
   return new Uint8Array(
@@ -71,7 +70,7 @@ function parse(phc: string) {
   if (params.logN < 10 || params.logN > 17 || params.r < 1 || params.r > 16 || params.p < 1 || params.p > 4) {
     return null;
   }
-  return { params, salt: unb64(match[4]!), hash: unb64(match[5]!) };
+  return { params, salt: base64ToBytes(match[4]!), hash: base64ToBytes(match[5]!) };
 }
 
 /** Whether `password` matches the stored PHC string (constant-time comparison; false for a malformed one). */

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
+import { bytesToBase64 } from "../../util/encoding";
 
 /** The stylesheet of the /errors pages: inline, allowed by its hash, no fonts or images from elsewhere. */
 const CSS = `
@@ -39,7 +40,7 @@ let cspPromise: Promise<string> | undefined;
 /** The page's policy: nothing but this stylesheet; no script, frame, form, base or other origin. */
 export function contentSecurityPolicy(): Promise<string> {
   cspPromise ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(CSS)).then((digest) => {
-    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    const hash = bytesToBase64(new Uint8Array(digest));
     return [
       "default-src 'none'",
       `style-src 'sha256-${hash}'`,

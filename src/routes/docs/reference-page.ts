@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { html, raw } from "hono/html";
+import { bytesToBase64 } from "../../util/encoding";
 
 /**
  * Scalar's configuration: the document with the guides and code samples, only the samples the document
@@ -93,7 +94,7 @@ const scriptJson = (value: unknown) =>
 
 /** GET /docs: the renderer's mount point and its start, under a per-response nonce. */
 export function referencePage(c: Context, title: string) {
-  const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+  const nonce = bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
   c.header("Content-Security-Policy", referencePolicy(nonce));
   c.header("Cache-Control", "no-store");
   // Zod (inside the renderer) probes for eval with Function("") unless told it runs without: jitless, its
