@@ -3,7 +3,6 @@ import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
 import { type Rule, takeSlot } from "../users/throttle";
-import type { WebhookMessage } from "./enqueue";
 
 /**
  * Resends of one task, whoever asks: 3 a minute. Enough to retry after fixing an endpoint, too few to turn the
