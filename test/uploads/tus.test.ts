@@ -337,6 +337,42 @@ describe("bad input", () => {
   });
 });
 
+describe("malformed base64 in the tus headers: 400 naming the header", () => {
+  const create = (key: string, metadata: string) =>
+    call("/v1/uploads", {
+      method: "POST",
+      key,
+      headers: { ...TUS, "Upload-Length": "10", "Upload-Metadata": metadata },
+    });
+
+  it.each([
+    ["a value that is not base64", "filename !!!notbase64"],
+    ["a value whose length no base64 can have", "filename Y2xpcC5tcDQ=a"],
+    ["a value that decodes to invalid UTF-8", "filename /w=="],
+    ["a key given twice", `filename ${btoa("a")},filename ${btoa("b")}`],
+  ])("Upload-Metadata: %s", async (_, metadata) => {
+    const { key } = await newAccount();
+    const response = await create(key, metadata);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+    expect((await problem(response)).errors?.[0]?.field).toBe("Upload-Metadata");
+  });
+
+  it.each([
+    ["not base64", "sha256 !!!notbase64!!!"],
+    ["base64 of 31 bytes", `sha256 ${btoa("x".repeat(31))}`],
+    ["nothing after the algorithm", "sha256"],
+  ])("Upload-Checksum: a digest %s", async (_, checksum) => {
+    const { key } = await newAccount();
+    const { path } = await createUpload(key, 10);
+    const response = await patch(key, path, 0, bytes(10), { "Upload-Checksum": checksum });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+    expect((await problem(response)).errors?.[0]?.field).toBe("Upload-Checksum");
+    expect((await head(key, path)).headers.get("upload-offset")).toBe("0");
+  });
+});
+
 describe("security", () => {
   it("another account's upload is 404 on HEAD, GET, PATCH and DELETE, and stays untouched", async () => {
     const owner = await newAccount();
