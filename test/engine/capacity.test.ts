@@ -78,7 +78,7 @@ describe("engine failures are 503 SERVICE_UNAVAILABLE with Retry-After, never 50
 
   it("a saturated engine (every slot busy, no queue)", async () => {
     const small = inject("smallEngines").engineCapacity;
-    const hold = await holdSlot(small!);
+    const hold = await holdSlot(small);
     try {
       const { key } = await newAccount({ credits: 10 });
       // An operation that needs a general slot (a synchronous probe has a light lane of its own).

@@ -50,10 +50,10 @@ async function saturate(url: string) {
 describe("routing over several engine instances", () => {
   it("one of three engines saturated: every request succeeds on the others, the busy one is avoided", async () => {
     const [busyUrl, idleUrl] = inject("smallEngines").scaleOut;
-    const release = await saturate(busyUrl!);
+    const release = await saturate(busyUrl);
     try {
-      const busy = counted(busyUrl!);
-      const idle = counted(idleUrl!);
+      const busy = counted(busyUrl);
+      const idle = counted(idleUrl);
       const main = counted(inject("engineUrl"));
       const engine = new HttpMediaEngine({
         targets: [busy.target, idle.target, main.target],
@@ -85,7 +85,7 @@ describe("routing over several engine instances", () => {
 
   it("through the API: ENGINE_URL lists three engines, one saturated, synchronous calls succeed", async () => {
     const [busyUrl, idleUrl] = inject("smallEngines").scaleOut;
-    const release = await saturate(busyUrl!);
+    const release = await saturate(busyUrl);
     try {
       const { key } = await newAccount({ credits: 10 });
       const engines = { ENGINE_URL: `${busyUrl},${idleUrl},${inject("engineUrl")}` };
@@ -102,10 +102,10 @@ describe("routing over several engine instances", () => {
 
   it("every instance refusing → 503 naming capacity; progress and abort reach the instance that took the job", async () => {
     const [a, b] = inject("smallEngines").scaleOut;
-    const releases = [await saturate(a!), await saturate(b!)];
+    const releases = [await saturate(a), await saturate(b)];
     try {
       const both = new HttpMediaEngine({
-        targets: [urlTarget(a!), urlTarget(b!), urlTarget("http://127.0.0.1:9")],
+        targets: [urlTarget(a), urlTarget(b), urlTarget("http://127.0.0.1:9")],
         secret: secret(),
         loads: new LoadBoard(),
       });
@@ -121,7 +121,7 @@ describe("routing over several engine instances", () => {
       for (const release of releases) await release();
     }
     const engine = new HttpMediaEngine({
-      targets: [urlTarget(a!), urlTarget(b!)],
+      targets: [urlTarget(a), urlTarget(b)],
       secret: secret(),
       loads: new LoadBoard(),
     });

@@ -58,7 +58,7 @@ async function startWith(taskId: string, engineUrl: string) {
 describe("a task waits for engine capacity instead of failing", () => {
   it("a burst on a saturated engine: the tasks wait, queued, and all succeed", async () => {
     const small = inject("smallEngines").tasksCapacity;
-    const engine = createEngine({ engineUrl: small!, secret: secret() });
+    const engine = createEngine({ engineUrl: small, secret: secret() });
     // The engine's only slot is busy (its source never answers) and it queues nothing: it answers 503.
     const holdId = `hold-${crypto.randomUUID()}`;
     const hold = new AbortController();
@@ -74,7 +74,7 @@ describe("a task waits for engine capacity instead of failing", () => {
 
     const { accountId, key } = await newAccount({ credits: 10 });
     const tasks = await Promise.all([1, 2, 3].map(() => queuedTask(accountId)));
-    for (const task of tasks) await startWith(task.id, small!);
+    for (const task of tasks) await startWith(task.id, small);
     for (const task of tasks) {
       await until(async () => ((await stateOf(task.id))?.waits ?? 0) >= 1);
       // Visible as waiting: queued, not started, not failed.
