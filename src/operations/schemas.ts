@@ -32,7 +32,7 @@ export function publicResultOf(type: OperationType): z.ZodObject {
     spec.gives === "json"
       ? {}
       : {
-          url: `https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/${type.split(".")[1]}.${ext === "jpeg" ? "jpg" : ext}?exp=1767225600&sig=…`,
+          url: `https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/${type.split(".")[1]}.${ext === "jpeg" ? "jpg" : ext}?expires=1767225600&signature=${"3f9a".repeat(16)}`,
           expires_at: "2026-01-01T00:00:00.000Z",
         };
   return z.object({ ...head, ...file, ...spec.result.shape }).openapi(`${schemaNameOf(type)}Result`, {

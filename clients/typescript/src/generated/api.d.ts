@@ -1363,7 +1363,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "image.watermark",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.webp?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "webp",
      *       "size_bytes": 184320,
@@ -1430,7 +1430,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "video.watermark",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.mp4?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "mp4",
      *       "size_bytes": 8734112,
@@ -1499,7 +1499,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "video.extract-cover",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-cover.webp?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-cover.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "webp",
      *       "size_bytes": 31744,
@@ -1565,7 +1565,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "video.trim",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp4?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "mp4",
      *       "size_bytes": 5242880,
@@ -1643,7 +1643,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "audio.trim",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp3?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "mp3",
      *       "size_bytes": 480470,
@@ -1714,7 +1714,7 @@ export interface components {
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
      *       "type": "video.extract-audio",
-     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-audio.mp3?exp=1767225600&sig=…",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-audio.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
      *       "expires_at": "2026-01-01T00:00:00.000Z",
      *       "format": "mp3",
      *       "size_bytes": 300512,
