@@ -1,6 +1,6 @@
 /**
  * The Worker-side client (src/engine) against a real engine: the client reads results, errors, progress and
- * aborts as the Worker will. Both sides compile against one protocol (@p6/contract/protocol), so no test
+ * aborts as the Worker will. Both sides compile against one wire format (@p6/contract/wire), so no test
  * compares copies of it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
