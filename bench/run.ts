@@ -14,7 +14,11 @@ import { taskBenchmarks } from "./tasks.ts";
 import { textWatermark } from "./text-watermark.ts";
 import { uploadThroughput } from "./upload-throughput.ts";
 
-const service = await startService();
+// BENCH_PORT moves the service (port, engine port + 1, inspector + 2) beside another one on the machine.
+const benchPort = process.env.BENCH_PORT === undefined ? undefined : Number(process.env.BENCH_PORT);
+const service = await startService(
+  benchPort === undefined ? {} : { port: benchPort, enginePort: benchPort + 1, inspectorPort: benchPort + 2 },
+);
 const trickle = await trickleServer();
 try {
   if (process.argv.includes("--pipeline-only")) await pipelineBenchmark(service);
