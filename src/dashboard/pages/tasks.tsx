@@ -215,9 +215,11 @@ export function Steps(props: { view: TaskView }) {
             step.error ? `${step.error.code}: ${step.error.message}` : fieldsText(step.result),
             step.outputs.length > 0 ? (
               step.outputs.map((output) => (
-                <a href={output.url}>
-                  {decodeURIComponent(new URL(output.url).pathname.split("/").pop() ?? "file")}{" "}
-                </a>
+                <>
+                  <a href={output.url}>
+                    {decodeURIComponent(new URL(output.url).pathname.split("/").pop() ?? "file")}
+                  </a>{" "}
+                </>
               ))
             ) : (
               <span class="muted">—</span>
