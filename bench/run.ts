@@ -16,9 +16,14 @@ import { uploadThroughput } from "./upload-throughput.ts";
 
 // BENCH_PORT moves the service (port, engine port + 1, inspector + 2) beside another one on the machine.
 const benchPort = process.env.BENCH_PORT === undefined ? undefined : Number(process.env.BENCH_PORT);
-const service = await startService(
-  benchPort === undefined ? {} : { port: benchPort, enginePort: benchPort + 1, inspectorPort: benchPort + 2 },
-);
+// BENCH_READY_TIMEOUT_MS: how long `npm run dev` may take to come up (5 min by default; more on a loaded machine).
+const readyTimeoutMs = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 300_000);
+const service = await startService({
+  readyTimeoutMs,
+  ...(benchPort === undefined
+    ? {}
+    : { port: benchPort, enginePort: benchPort + 1, inspectorPort: benchPort + 2 }),
+});
 const trickle = await trickleServer();
 try {
   if (process.argv.includes("--pipeline-only")) await pipelineBenchmark(service);
