@@ -21,6 +21,8 @@ export async function insertTask(accountId: string, overrides: Partial<TaskRow> 
     requestId: nextId(),
     origin: "http://api.test",
     cost: 1,
+    charged: 0,
+    steps: null,
     progress: 0,
     errorCode: null,
     errorMessage: null,

@@ -3,7 +3,7 @@
  * The demuxer named here is forced on ffmpeg/ffprobe (`-f`), so a hostile file can never reach the
  * playlist, concat or image-sequence demuxers that open other URLs.
  */
-import type { MediaKind } from "./protocol.ts";
+import type { MediaKind } from "./operations/index.ts";
 
 export interface Sniffed {
   kind: MediaKind | "av";

@@ -3,6 +3,7 @@ import {
   Deliveries,
   Outputs,
   StatusFilter,
+  Steps,
   TASK_STATUSES,
   TaskFacts,
   TaskList,
@@ -51,6 +52,7 @@ export async function taskPage(
         <TaskFacts row={row} view={view} />
         <Outputs view={view} />
       </div>
+      <Steps view={view} />
       {c.req.query("done") === "resent" ? (
         <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
       ) : null}

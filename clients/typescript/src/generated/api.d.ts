@@ -592,7 +592,7 @@ export interface components {
        */
       status: "queued" | "processing" | "succeeded" | "failed" | "canceled";
       /**
-       * @description <domain>.<operation>
+       * @description <domain>.<operation>, or pipeline
        * @example video.trim
        */
       task_type: string;
@@ -637,21 +637,10 @@ export interface components {
         message: string;
         request_id: string;
       } | null;
-      /** @description [] until succeeded, and after retention. */
-      outputs: ({
-        /**
-         * @description image | video | audio | json
-         * @example video
-         */
-        kind: string;
-        /**
-         * Format: uri
-         * @description Signed, expiring download URL.
-         */
-        url: string;
-      } & {
-        [key: string]: unknown;
-      })[];
+      /** @description [] until succeeded, and after retention. A pipeline's appear as its steps succeed, each with its `step`, and stay when a later step fails or the task is canceled. */
+      outputs: components["schemas"]["TaskOutput"][];
+      /** @description Pipelines: each step in order with its status, result and outputs; null for other tasks. */
+      steps: components["schemas"]["TaskStep"][] | null;
       /**
        * @example {
        *       "total_time": 3.2,
@@ -671,6 +660,70 @@ export interface components {
         /** Format: uri */
         cancel: string;
       };
+    };
+    /** @description A produced file: its kind and URL, and the operation's result fields (format, size_bytes, …). */
+    TaskOutput: {
+      /**
+       * @description image | video | audio | json
+       * @example video
+       */
+      kind: string;
+      /**
+       * Format: uri
+       * @description Signed, expiring download URL.
+       */
+      url: string;
+      /**
+       * @description Pipelines: the step that made it.
+       * @example clip
+       */
+      step?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TaskStep: {
+      /** @example clip */
+      name: string;
+      /**
+       * @example video.trim
+       * @enum {string}
+       */
+      type:
+        | "image.watermark"
+        | "video.watermark"
+        | "video.extract-cover"
+        | "video.trim"
+        | "audio.trim"
+        | "video.extract-audio"
+        | "video.probe";
+      /**
+       * @description queued → running → succeeded | failed. Once the task has ended, a step that never started is skipped, and one still running when the task was canceled is canceled.
+       * @enum {string}
+       */
+      status: "queued" | "running" | "succeeded" | "failed" | "canceled" | "skipped";
+      /**
+       * @description null until it succeeded; then the operation's result fields, describing its own output (a trim's duration, a probe's durationSec).
+       * @example {
+       *       "format": "mp4",
+       *       "size_bytes": 1843200,
+       *       "width": 1280,
+       *       "height": 720,
+       *       "duration": 10,
+       *       "start": 10,
+       *       "end": 20,
+       *       "copied": false
+       *     }
+       */
+      result: {
+        [key: string]: unknown;
+      } | null;
+      /** @description null unless this step failed (the task's error is then this one). */
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      /** @description This step's outputs (also in the task's `outputs`). */
+      outputs: components["schemas"]["TaskOutput"][];
     };
     /** @description RFC 9457 problem details (application/problem+json). */
     Problem: {
@@ -716,7 +769,8 @@ export interface components {
       | components["schemas"]["CreateVideoTrimTask"]
       | components["schemas"]["CreateAudioTrimTask"]
       | components["schemas"]["CreateVideoExtractAudioTask"]
-      | components["schemas"]["CreateVideoProbeTask"];
+      | components["schemas"]["CreateVideoProbeTask"]
+      | components["schemas"]["CreatePipelineTask"];
     /** @description A task of type image.watermark (1 credit); params as POST /v1/image/watermark takes them. */
     CreateImageWatermarkTask: {
       /**
@@ -1186,20 +1240,145 @@ export interface components {
       params?: components["schemas"]["VideoProbeParams"];
     };
     VideoProbeParams: Record<string, never>;
+    /**
+     * @description A pipeline: 1 to 10 steps, each any operation, reading the task's source or an earlier step's output (`use`), run as one job on one fetch of the source. Costs the sum of its steps' costs, reserved at creation; a task that fails or is canceled is charged only for the steps that succeeded.
+     * @example {
+     *       "type": "pipeline",
+     *       "source_url": "https://example.com/in.mp4",
+     *       "params": {
+     *         "steps": [
+     *           {
+     *             "name": "clip",
+     *             "type": "video.trim",
+     *             "params": {
+     *               "start": 10,
+     *               "duration": 10
+     *             }
+     *           },
+     *           {
+     *             "name": "marked",
+     *             "type": "video.watermark",
+     *             "use": "clip",
+     *             "params": {
+     *               "watermark_url": "https://example.com/logo.png"
+     *             }
+     *           },
+     *           {
+     *             "name": "poster",
+     *             "type": "video.extract-cover",
+     *             "use": "marked",
+     *             "params": {
+     *               "time": 1
+     *             }
+     *           },
+     *           {
+     *             "name": "audio",
+     *             "type": "video.extract-audio",
+     *             "use": "clip",
+     *             "params": {
+     *               "format": "mp3"
+     *             }
+     *           },
+     *           {
+     *             "name": "info",
+     *             "type": "video.probe",
+     *             "use": "marked"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    CreatePipelineTask: {
+      /**
+       * @description Several operations on one source. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "pipeline";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
+       * @example https://example.com/in.mp4
+       */
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["PipelineParams"];
+    };
+    PipelineParams: {
+      /** @description 1 to 10 steps, run in order. */
+      steps: components["schemas"]["PipelineStep"][];
+    };
+    PipelineStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description The operation.
+       * @example video.trim
+       * @enum {string}
+       */
+      type:
+        | "image.watermark"
+        | "video.watermark"
+        | "video.extract-cover"
+        | "video.trim"
+        | "audio.trim"
+        | "video.extract-audio"
+        | "video.probe";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      /** @description The operation's params, exactly those of its synchronous route. */
+      params?: {
+        [key: string]: unknown;
+      };
+    };
     TaskList: {
       has_next: boolean;
       /** @description Cursor of the next page; "" when there is none. */
       next_cursor: string;
       results: components["schemas"]["Task"][];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "image.watermark",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "webp",
+     *       "size_bytes": 184320,
+     *       "width": 1920,
+     *       "height": 1080
+     *     }
+     */
     ImageWatermarkResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "image.watermark";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1210,10 +1389,16 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description Format of the output image.
+       * @enum {string}
+       */
+      format: "jpeg" | "png" | "webp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1241,14 +1426,27 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["ImageWatermarkParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.watermark",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp4",
+     *       "size_bytes": 8734112,
+     *       "width": 1280,
+     *       "height": 720,
+     *       "duration": 12.5
+     *     }
+     */
     VideoWatermarkResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.watermark";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1259,11 +1457,18 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description Always mp4 (H.264 + AAC, faststart).
+       * @enum {string}
+       */
+      format: "mp4";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
+      /** @description Duration of the output in seconds. */
       duration: number;
     };
     /**
@@ -1290,14 +1495,26 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["VideoWatermarkParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.extract-cover",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-cover.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "webp",
+     *       "size_bytes": 31744,
+     *       "width": 640,
+     *       "height": 360
+     *     }
+     */
     VideoExtractCoverResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.extract-cover";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1308,10 +1525,16 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The asked format (default jpeg).
+       * @enum {string}
+       */
+      format: "jpeg" | "png" | "webp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1338,14 +1561,30 @@ export interface components {
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractCoverParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.trim",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp4",
+     *       "size_bytes": 5242880,
+     *       "width": 1280,
+     *       "height": 720,
+     *       "duration": 10,
+     *       "start": 5,
+     *       "end": 15,
+     *       "copied": false
+     *     }
+     */
     VideoTrimResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.trim";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1356,15 +1595,22 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description mp4 when re-encoded; a fast cut keeps the source's family (mp4, webm or mkv).
+       * @enum {string}
+       */
+      format: "mp4" | "webm" | "mkv";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
       /** @description Duration of the output in seconds. */
       duration: number;
-      /** @description Actual start (fast mode: the keyframe at or before the asked start). */
+      /** @description Actual start in the source (fast mode: the keyframe at or before the asked start). */
       start: number;
+      /** @description Actual end in the source: start + duration. */
       end: number;
       /** @description true when the video was stream-copied from a keyframe (fast; its audio re-encoded to exactly the copied video's interval); false when the cut was re-encoded (accurate, or a fast cut whose keyframe lies before the source's presented start, which a copy cannot present exactly). */
       copied: boolean;
@@ -1393,14 +1639,28 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["VideoTrimParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "audio.trim",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp3",
+     *       "size_bytes": 480470,
+     *       "duration": 30,
+     *       "start": 0,
+     *       "end": 30,
+     *       "copied": false
+     *     }
+     */
     AudioTrimResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "audio.trim";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1411,13 +1671,18 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The source codec's container.
+       * @enum {string}
+       */
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
       /** @description Duration of the output in seconds. */
       duration: number;
-      /** @description Actual start (fast mode: the keyframe at or before the asked start). */
+      /** @description Actual start in the source (fast mode: the keyframe at or before the asked start). */
       start: number;
+      /** @description Actual end in the source: start + duration. */
       end: number;
       /** @description true when the audio stream was copied unchanged (the window is the whole stream); false when the cut was re-encoded to be exact. */
       copied: boolean;
@@ -1445,14 +1710,25 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["AudioTrimParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.extract-audio",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-audio.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp3",
+     *       "size_bytes": 300512,
+     *       "duration": 12.5
+     *     }
+     */
     VideoExtractAudioResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.extract-audio";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1463,10 +1739,14 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The asked format; with original, the container that holds the stream.
+       * @enum {string}
+       */
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
-      /** @description Seconds. */
+      /** @description Duration of the output in seconds. */
       duration: number;
     };
     /**
@@ -1492,21 +1772,37 @@ export interface components {
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractAudioParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.probe",
+     *       "codec": "h264",
+     *       "durationSec": 12.5,
+     *       "fps": "30000/1001",
+     *       "hasAlpha": false,
+     *       "width": 1920,
+     *       "height": 1080
+     *     }
+     */
     VideoProbeResult: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      /**
+       * @description ULID of the result (the request id).
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
       id: string;
-      /** @example video.probe */
-      type: string;
-      /** @example h264 */
+      /** @enum {string} */
+      type: "video.probe";
+      /** @description Codec of the first video stream (ffprobe's name). */
       codec: string;
-      /** @example 12.5 */
+      /** @description Duration in seconds, on a player's timeline. */
       durationSec: number;
-      /** @example 30000/1001 */
+      /** @description Frame rate as a reduced fraction, e.g. "30000/1001". */
       fps: string;
+      /** @description The pixel format (or VP9 alpha_mode) carries alpha. */
       hasAlpha: boolean;
-      /** @example 1920 */
+      /** @description Width of the output in pixels. */
       width: number;
-      /** @example 1080 */
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1683,7 +1979,8 @@ export interface operations {
           | "video.trim"
           | "audio.trim"
           | "video.extract-audio"
-          | "video.probe";
+          | "video.probe"
+          | "pipeline";
         /** @description Lower bound (inclusive): ISO 8601 date or datetime. */
         created_from?: string;
         /** @description Upper bound (inclusive; a date includes the whole UTC day): ISO 8601 date or datetime. */
