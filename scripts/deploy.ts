@@ -6,9 +6,10 @@
  *     Indic scripts not bundled from fonts-noto-core, the emoji pack) into the FONTS bucket, one at a time;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
- *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile): Docker
- *     is checked (`docker info`) with the login, before anything is created. The static assets uploaded are
- *     only the renderer files /docs loads (src/docs/renderer-files.ts), copied from the [assets] directory
+ *  5. `wrangler deploy` with `--var WEBHOOK_EGRESS:platform`, which also builds and pushes the engine image
+ *     (containers/ffmpeg/Dockerfile): Docker is checked (`docker info`) with the login, before anything is
+ *     created. The static assets uploaded are only the renderer files /docs loads (src/docs/renderer-files.ts),
+ *     copied from the [assets] directory
  *     (Scalar's browser build, 49 MB with its source maps and UMD build) and passed as `--assets`.
  *
  *   npm run deploy                   do it
@@ -190,6 +191,7 @@ console.log(
 console.log(
   `   ERROR_TYPE_BASE: ${errorTypeBase || "unset (problem types are <request origin>/errors/<suffix>; see docs/deploy.md)"}`,
 );
+console.log("   webhooks through Cloudflare's egress (WEBHOOK_EGRESS=platform)");
 
 if (dryRun) {
   // Nothing is asked of Cloudflare or Docker here: say what the real deploy checks, never that it passed.
@@ -348,7 +350,10 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-"));
 try {
   const assets = path.join(scratch, "assets");
   stageAssets(assetsDirectory!, assets);
-  const deploy = ["deploy", "--assets", assets];
+  // Production's own setting: webhooks through fetch() on Cloudflare's network (WEBHOOK_EGRESS=platform;
+  // docs/decisions.md "Webhooks" says why sockets cannot serve there).
+  const vars = ["--var", "WEBHOOK_EGRESS:platform"];
+  const deploy = ["deploy", "--assets", assets, ...vars];
   // A dry run builds the Worker only: the engine image needs Docker and is built by the real deploy.
   if (dryRun) deploy.push("--dry-run", "--outdir", path.join(scratch, "dist"), "--containers-rollout=none");
   if (Object.keys(toSet).length > 0) {

@@ -36,6 +36,9 @@ const ConfigSchema = z.object({
   ENGINE_URL: optionalString,
   // DNS over HTTPS (JSON form) for webhook names: Cloudflare's resolver unless set.
   DOH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  // How a webhook reaches its receiver (docs/decisions.md "Webhooks"): the checked address over a socket, or
+  // fetch() through Cloudflare's egress (set by npm run deploy). Anything but "platform" is "pinned".
+  WEBHOOK_EGRESS: z.enum(["pinned", "platform", ""]).optional(),
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
@@ -73,6 +76,12 @@ export type Config = {
   engineUrl: string | undefined;
   /** Where the Worker resolves webhook names (DNS over HTTPS, src/fetch/doh.ts). */
   dohUrl: string;
+  /**
+   * "pinned": a delivery connects to the very address its check resolved (cloudflare:sockets; local workerd,
+   * npm run dev, the tests). "platform": fetch() through Cloudflare's egress, which refuses internal addresses
+   * (production; docs/decisions.md "Webhooks" says why sockets cannot serve there).
+   */
+  webhookEgress: "pinned" | "platform";
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
   /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
@@ -129,6 +138,7 @@ export function getConfig(env: Env): Config {
     engineSecret: raw.ENGINE_SECRET,
     engineUrl: raw.ENGINE_URL,
     dohUrl: raw.DOH_URL ?? DEFAULT_DOH_URL,
+    webhookEgress: raw.WEBHOOK_EGRESS === "platform" ? "platform" : "pinned",
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
     engineInstances,

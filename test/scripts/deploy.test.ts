@@ -266,7 +266,9 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
-        expect.stringMatching(/^deploy --assets \S+ --secrets-file \S+secrets\.json$/),
+        expect.stringMatching(
+          /^deploy --assets \S+ --var WEBHOOK_EGRESS:platform --secrets-file \S+secrets\.json$/,
+        ),
       ]);
       expect(run.account).toMatchObject({
         d1: { "p6-media": UUID },
@@ -302,7 +304,7 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       );
       expect(run.status, run.output).toBe(0);
       expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
-      expect(run.commands.at(-1)).toMatch(/^deploy --assets \S+$/);
+      expect(run.commands.at(-1)).toMatch(/^deploy --assets \S+ --var WEBHOOK_EGRESS:platform$/);
       expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
     } finally {
       rmSync(config, { force: true });
