@@ -39,6 +39,8 @@ const ConfigSchema = z.object({
   // How a webhook reaches its receiver (docs/decisions.md "Webhooks"): the checked address over a socket, or
   // fetch() through Cloudflare's egress (set by npm run deploy). Anything but "platform" is "pinned".
   WEBHOOK_EGRESS: z.enum(["pinned", "platform", ""]).optional(),
+  // The origin every link in a mail is built from (npm run deploy sets it; npm run dev: its own URL).
+  PUBLIC_ORIGIN: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
@@ -82,6 +84,8 @@ export type Config = {
    * (production; docs/decisions.md "Webhooks" says why sockets cannot serve there).
    */
   webhookEgress: "pinned" | "platform";
+  /** The origin of every link in a mail (verification, reset); never the request's Host. Unset: no mail. */
+  publicOrigin: string | undefined;
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
   /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
@@ -139,6 +143,7 @@ export function getConfig(env: Env): Config {
     engineUrl: raw.ENGINE_URL,
     dohUrl: raw.DOH_URL ?? DEFAULT_DOH_URL,
     webhookEgress: raw.WEBHOOK_EGRESS === "platform" ? "platform" : "pinned",
+    publicOrigin: raw.PUBLIC_ORIGIN === undefined ? undefined : new URL(raw.PUBLIC_ORIGIN).origin,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
     engineInstances,
