@@ -1649,6 +1649,8 @@ export interface components {
     "RateLimit-Policy": string;
     /** @description Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
     "Retry-After": number;
+    /** @description Always `no-store` on the API's and the admin API's answers, errors included: no cache may keep an account's data or one client's answer for another. */
+    "Cache-Control": "no-store";
     /** @description Always `Bearer`: the only accepted scheme. */
     "WWW-Authenticate": string;
     /** @description The methods the path supports, comma-separated. */
@@ -1705,6 +1707,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1717,6 +1720,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1727,6 +1731,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -1740,6 +1745,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1752,6 +1758,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -1765,6 +1772,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -1778,6 +1786,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1808,6 +1817,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -1822,6 +1832,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Location: components["headers"]["Location"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -1836,6 +1847,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1846,6 +1858,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -1859,6 +1872,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1871,6 +1885,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1883,6 +1898,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1895,6 +1911,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -1908,6 +1925,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -1921,6 +1939,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1933,6 +1952,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1945,6 +1965,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1957,6 +1978,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -1970,6 +1992,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1998,6 +2021,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
@@ -2011,6 +2035,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2021,6 +2046,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2034,6 +2060,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2046,6 +2073,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2058,6 +2086,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2071,6 +2100,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2084,6 +2114,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2109,6 +2140,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2121,6 +2153,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2131,6 +2164,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2144,6 +2178,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2156,6 +2191,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2168,6 +2204,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2181,6 +2218,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2194,6 +2232,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2206,6 +2245,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2218,6 +2258,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2231,6 +2272,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2263,6 +2305,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2277,6 +2320,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2287,6 +2331,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2300,6 +2345,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2312,6 +2358,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2324,6 +2371,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2336,6 +2384,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2349,6 +2398,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2362,6 +2412,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2374,6 +2425,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2387,6 +2439,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2400,6 +2453,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2412,6 +2466,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2425,6 +2480,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2437,6 +2493,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2449,6 +2506,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2462,6 +2520,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2494,6 +2553,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2508,6 +2568,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2518,6 +2579,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2531,6 +2593,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2543,6 +2606,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2555,6 +2619,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2567,6 +2632,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2580,6 +2646,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2593,6 +2660,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2605,6 +2673,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2618,6 +2687,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2631,6 +2701,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2643,6 +2714,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2656,6 +2728,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2668,6 +2741,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2680,6 +2754,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2693,6 +2768,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2725,6 +2801,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2739,6 +2816,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2749,6 +2827,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2762,6 +2841,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2774,6 +2854,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2786,6 +2867,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2798,6 +2880,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2811,6 +2894,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2824,6 +2908,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2836,6 +2921,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2849,6 +2935,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2862,6 +2949,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2874,6 +2962,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2887,6 +2976,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2899,6 +2989,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2911,6 +3002,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2924,6 +3016,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2956,6 +3049,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2970,6 +3064,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2980,6 +3075,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2993,6 +3089,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3005,6 +3102,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3017,6 +3115,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3029,6 +3128,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3042,6 +3142,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3055,6 +3156,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3067,6 +3169,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3080,6 +3183,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3093,6 +3197,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3105,6 +3210,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3118,6 +3224,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3130,6 +3237,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3142,6 +3250,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3155,6 +3264,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3187,6 +3297,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3201,6 +3312,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3211,6 +3323,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3224,6 +3337,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3236,6 +3350,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3248,6 +3363,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3260,6 +3376,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3273,6 +3390,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3286,6 +3404,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3298,6 +3417,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3311,6 +3431,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3324,6 +3445,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3336,6 +3458,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3349,6 +3472,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3361,6 +3485,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3373,6 +3498,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3386,6 +3512,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3418,6 +3545,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3432,6 +3560,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3442,6 +3571,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3455,6 +3585,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3467,6 +3598,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3479,6 +3611,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3491,6 +3624,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3504,6 +3638,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3517,6 +3652,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3529,6 +3665,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3542,6 +3679,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3555,6 +3693,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3567,6 +3706,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3580,6 +3720,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3592,6 +3733,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3604,6 +3746,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3617,6 +3760,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3649,6 +3793,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3663,6 +3808,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3673,6 +3819,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3686,6 +3833,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3698,6 +3846,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3710,6 +3859,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3722,6 +3872,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3735,6 +3886,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3748,6 +3900,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3760,6 +3913,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3773,6 +3927,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3786,6 +3941,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3798,6 +3954,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3811,6 +3968,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3823,6 +3981,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3835,6 +3994,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3848,6 +4008,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3882,6 +4043,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description The new upload's URL. */
@@ -3900,6 +4062,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3910,6 +4073,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3923,6 +4087,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3935,6 +4100,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3948,6 +4114,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3960,6 +4127,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3972,6 +4140,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3984,6 +4153,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3997,6 +4167,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4009,6 +4180,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4030,6 +4202,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Tus-Version"?: string;
           "Tus-Extension"?: string;
           "Tus-Max-Size"?: string;
@@ -4057,6 +4230,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4067,6 +4241,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4080,6 +4255,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4092,6 +4268,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4104,6 +4281,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4116,6 +4294,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4129,6 +4308,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4157,6 +4337,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           [name: string]: unknown;
@@ -4167,6 +4348,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4180,6 +4362,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4192,6 +4375,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4204,6 +4388,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4216,6 +4401,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4228,6 +4414,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4241,6 +4428,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4269,6 +4457,8 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4277,8 +4467,6 @@ export interface operations {
           "Upload-Length"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
           "Upload-Expires"?: string;
-          /** @description `no-store`. */
-          "Cache-Control"?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -4287,6 +4475,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4300,6 +4489,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4312,6 +4502,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4324,6 +4515,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4336,6 +4528,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4348,6 +4541,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4361,6 +4555,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4397,6 +4592,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4413,6 +4609,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4423,6 +4620,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4436,6 +4634,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4448,6 +4647,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4460,6 +4660,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4473,6 +4674,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4485,6 +4687,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4497,6 +4700,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4509,6 +4713,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4521,6 +4726,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4534,6 +4740,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4546,6 +4753,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4569,6 +4777,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4579,6 +4788,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4592,6 +4802,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4604,6 +4815,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4617,6 +4829,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4630,6 +4843,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4658,6 +4872,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4670,6 +4885,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4680,6 +4896,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4693,6 +4910,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4705,6 +4923,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4718,6 +4937,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4731,6 +4951,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
