@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { clientThrottleKey } from "../http/client-key";
 import {
   type Check,
   recordFailure,
@@ -10,14 +11,14 @@ import {
 
 /**
  * Guesses at ADMIN_TOKEN, through the dashboard's sign-in form or the admin API, throttled like customer
- * sign-in (src/users/throttle.ts): at most SIGN_IN_FAILURES (10) wrong tokens per client address in
- * SIGN_IN_WINDOW_SECONDS (15 min); then every attempt from that address is refused, right token or not, until
+ * sign-in (src/users/throttle.ts): at most SIGN_IN_FAILURES (10) wrong tokens per client (an IPv4 address or an
+ * IPv6 /64) in SIGN_IN_WINDOW_SECONDS (15 min); then every attempt from that client is refused, right token or not, until
  * the oldest failure leaves the window. Both doors count against one subject, so they cannot be alternated.
  */
 
-/** The client address Cloudflare reports (absent only outside Cloudflare: local development and tests). */
+/** The client's throttle key (src/http/client-key.ts: IPv4 by address, IPv6 by /64; "local" off Cloudflare). */
 function subjects<E extends { Bindings: Env }>(c: Context<E>): Check[] {
-  return [{ subject: `operator:${c.req.header("cf-connecting-ip") ?? "local"}`, rule: SIGN_IN_PAIR }];
+  return [{ subject: `operator:${clientThrottleKey(c)}`, rule: SIGN_IN_PAIR }];
 }
 
 /** Seconds to wait when this address may not try again now, else null. */
