@@ -41,6 +41,9 @@ const ConfigSchema = z.object({
   WEBHOOK_EGRESS: z.enum(["pinned", "platform", ""]).optional(),
   // The origin every link in a mail is built from (npm run deploy sets it; npm run dev: its own URL).
   PUBLIC_ORIGIN: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  // Cloudflare Turnstile instead of the proof of work on sign-in (docs/console.md "Throttles"): both or neither.
+  TURNSTILE_SITE_KEY: optionalString,
+  TURNSTILE_SECRET_KEY: optionalString,
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
@@ -86,6 +89,8 @@ export type Config = {
   webhookEgress: "pinned" | "platform";
   /** The origin of every link in a mail (verification, reset); never the request's Host. Unset: no mail. */
   publicOrigin: string | undefined;
+  /** Cloudflare Turnstile keys: when both are set, sign-in challenges are Turnstile's instead of ALTCHA's. */
+  turnstile: { siteKey: string; secretKey: string } | undefined;
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
   /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
@@ -144,6 +149,10 @@ export function getConfig(env: Env): Config {
     dohUrl: raw.DOH_URL ?? DEFAULT_DOH_URL,
     webhookEgress: raw.WEBHOOK_EGRESS === "platform" ? "platform" : "pinned",
     publicOrigin: raw.PUBLIC_ORIGIN === undefined ? undefined : new URL(raw.PUBLIC_ORIGIN).origin,
+    turnstile:
+      raw.TURNSTILE_SITE_KEY && raw.TURNSTILE_SECRET_KEY
+        ? { siteKey: raw.TURNSTILE_SITE_KEY, secretKey: raw.TURNSTILE_SECRET_KEY }
+        : undefined,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
     engineInstances,

@@ -53,7 +53,7 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
             b.onResolve(
               {
                 filter:
-                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$/,
+                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$|\/altcha\/dist\//,
               },
               (a) => ({
                 path: a.path,

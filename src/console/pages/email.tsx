@@ -14,6 +14,7 @@ import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 import { clientAddress } from "../rp";
 import { preparePreSession, setSessionCookie, verifyPreSessionForm } from "../session";
+import { allowPasswordStrength, PasswordStrength } from "../views/password-strength";
 
 type Ctx = Context<ConsoleEnv>;
 
@@ -147,6 +148,7 @@ async function resetNewPage(
   state: { token?: string; errors?: FieldErrors; status?: 200 | 400 } = {},
 ) {
   await preparePreSession(c);
+  allowPasswordStrength(c);
   return renderConsole(
     c,
     { title: "Choose a new password", status: state.status ?? (state.errors ? 400 : 200) },
@@ -175,6 +177,7 @@ async function resetNewPage(
           required
           autocomplete="new-password"
         />
+        <PasswordStrength field="field-password" />
         <button type="submit">Set the password and sign in</button>
       </PostForm>
       <TokenScript nonce={c.get("nonce")} />
