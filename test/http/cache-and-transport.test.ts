@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clientAt, signedUp } from "../console/support";
-import { csrfOf } from "../dashboard/client";
+import { csrfOf, DashboardClient, signedIn } from "../dashboard/client";
 import { admin, call, newAccount, newKey } from "../helpers/api";
 
 /**
@@ -82,6 +82,16 @@ describe(`at most ${MAX_ACTIVE_KEYS} active keys per account`, () => {
     );
     expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_ACTIVE_KEYS - 1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(20 - (MAX_ACTIVE_KEYS - 1));
+  });
+
+  it("the dashboard: the operator's form is refused the same way (409 page)", async () => {
+    const { accountId } = await newAccount();
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i++) await newKey(accountId);
+    const operator = await signedIn(new DashboardClient());
+    const page = `/dashboard/accounts/${accountId}/keys`;
+    const refused = await operator.submit(page, page, { name: "one more", scopes: "read" });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain(`${MAX_ACTIVE_KEYS} active keys`);
   });
 
   it("the console: the form says why and makes nothing", async () => {
