@@ -331,7 +331,7 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
     }
   });
 
-  test("PUBLIC_ORIGIN: required without a custom domain, else the custom domain's", () => {
+  test("PUBLIC_ORIGIN: required without a custom domain, and an https origin", () => {
     const config = configCopy();
     try {
       const unset = deploy(EMPTY, ["--config", config], { ADMIN_TOKEN: "operator-token", PUBLIC_ORIGIN: "" });
@@ -343,6 +343,15 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         PUBLIC_ORIGIN: "http://media.example.com",
       });
       expect(http.output).toContain("PUBLIC_ORIGIN must be an https origin");
+      expect(http.commands).toEqual([]);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("PUBLIC_ORIGIN: the custom domain's when the environment names none", () => {
+    const config = configCopy();
+    try {
       writeFileSync(
         config,
         readFileSync(config, "utf8").replace(
