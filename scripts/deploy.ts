@@ -1,14 +1,16 @@
 /**
  * npm run deploy: an operator's deploy in one command, with wrangler's own commands (docs/deploy.md).
- *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain);
+ *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain; PUBLIC_ORIGIN: from
+ *     the environment, [vars] or the first custom domain);
  *  2. creates the D1 database, the R2 buckets and the queues when they are absent, and writes the database's
  *     id into wrangler.toml; uploads the fonts too large for the bundle (CJK from Debian's fonts-noto-cjk, the
  *     Indic scripts not bundled from fonts-noto-core, the emoji pack) into the FONTS bucket, one at a time;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
- *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile): Docker
- *     is checked (`docker info`) with the login, before anything is created. The static assets uploaded are
- *     only the renderer files /docs loads (src/docs/renderer-files.ts), copied from the [assets] directory
+ *  5. `wrangler deploy` with `--var PUBLIC_ORIGIN:<origin> --var WEBHOOK_EGRESS:platform`, which also builds and
+ *     pushes the engine image (containers/ffmpeg/Dockerfile): Docker is checked (`docker info`) with the login,
+ *     before anything is created. The static assets uploaded are only the renderer files /docs loads
+ *     (src/docs/renderer-files.ts), copied from the [assets] directory
  *     (Scalar's browser build, 49 MB with its source maps and UMD build) and passed as `--assets`.
  *
  *   npm run deploy                   do it
@@ -170,6 +172,23 @@ if (String(config.vars.ENGINE_URL ?? "") !== "") {
 if (String(config.vars.ALLOW_PRIVATE_SOURCES ?? "false") !== "false") {
   problems.push("ALLOW_PRIVATE_SOURCES must be false in production");
 }
+const routeHosts = (config.routes ?? [])
+  .map((r) => (typeof r === "string" ? r : r.pattern).replace(/\/.*$/, ""))
+  .filter((host) => host !== "" && !host.includes("*"));
+// Where every mailed link points (docs/console.md "Mail"): set here, never taken from a request's Host.
+const publicOrigin =
+  process.env.PUBLIC_ORIGIN ||
+  String(config.vars.PUBLIC_ORIGIN ?? "") ||
+  (routeHosts[0] ? `https://${routeHosts[0]}` : "");
+if (publicOrigin === "") {
+  problems.push(
+    "PUBLIC_ORIGIN is not set and there is no custom domain: export PUBLIC_ORIGIN, the address customers open (https://<name>.<account subdomain>.workers.dev), or add a custom domain",
+  );
+} else if (!/^https:\/\/[^/]+$/.test(publicOrigin.replace(/\/$/, ""))) {
+  problems.push(
+    `PUBLIC_ORIGIN must be an https origin, like https://media.example.com (got ${publicOrigin})`,
+  );
+}
 if (problems.length > 0) {
   for (const p of problems) console.error(`   ✗ ${p}`);
   process.exit(1);
@@ -190,6 +209,7 @@ console.log(
 console.log(
   `   ERROR_TYPE_BASE: ${errorTypeBase || "unset (problem types are <request origin>/errors/<suffix>; see docs/deploy.md)"}`,
 );
+console.log(`   PUBLIC_ORIGIN (mailed links): ${publicOrigin}; webhooks through Cloudflare's egress`);
 
 if (dryRun) {
   // Nothing is asked of Cloudflare or Docker here: say what the real deploy checks, never that it passed.
@@ -348,7 +368,15 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-"));
 try {
   const assets = path.join(scratch, "assets");
   stageAssets(assetsDirectory!, assets);
-  const deploy = ["deploy", "--assets", assets];
+  // Production's own settings (docs/deploy.md): mail links, and webhooks through fetch() on Cloudflare's network
+  // (WEBHOOK_EGRESS=platform; docs/decisions.md "Webhooks" says why sockets cannot serve there).
+  const vars = [
+    "--var",
+    `PUBLIC_ORIGIN:${publicOrigin.replace(/\/$/, "")}`,
+    "--var",
+    "WEBHOOK_EGRESS:platform",
+  ];
+  const deploy = ["deploy", "--assets", assets, ...vars];
   // A dry run builds the Worker only: the engine image needs Docker and is built by the real deploy.
   if (dryRun) deploy.push("--dry-run", "--outdir", path.join(scratch, "dist"), "--containers-rollout=none");
   if (Object.keys(toSet).length > 0) {

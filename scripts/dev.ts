@@ -13,6 +13,7 @@
  * second instance beside yours; P6_ENGINE_URL: use an engine already running there (with this checkout's
  * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default,
  * 9229): the Worker's DevTools inspector (bench:load profiles the isolate through it).
+ * PUBLIC_ORIGIN: where mailed links point (default http://localhost:<PORT>).
  * `npm run dev -- --engine-only`: steps 0, 1 and 3 only (the engine as dev starts it, its URL printed).
  */
 import { execFileSync } from "node:child_process";
@@ -220,6 +221,9 @@ const worker = startGroup(
     "SIGNUP_CREDITS:100",
     "--var",
     "MAIL_TRANSPORT:mailbox",
+    // Mail links point at this instance, whatever Host a request names (docs/console.md "Mail").
+    "--var",
+    `PUBLIC_ORIGIN:${process.env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}`,
     "--show-interactive-dev-session=false",
     ...(inspectorPort ? ["--inspector-port", inspectorPort] : []),
   ],

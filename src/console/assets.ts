@@ -1,7 +1,12 @@
 import type { Hono } from "hono";
 // The browser half of @simplewebauthn, imported as text (wrangler.toml [[rules]] Text) and served from here: no CDN.
 import WEBAUTHN_BROWSER from "../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js";
+// The ALTCHA widget's CSP-friendly build (altcha/external: no inline styles or blob workers) and its worker.
+import ALTCHA_STYLE from "../../node_modules/altcha/dist/external/altcha.css";
+import ALTCHA_WIDGET from "../../node_modules/altcha/dist/external/altcha.min.js";
+import ALTCHA_PBKDF2_WORKER from "../../node_modules/altcha/dist/workers/pbkdf2.js";
 import type { ConsoleEnv } from "./context";
+import { consolePaths } from "./paths";
 
 /**
  * Runs a passkey ceremony for each `form[data-webauthn]` when it is submitted: the options come from the form's
@@ -31,11 +36,22 @@ document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
 });
 `;
 
+/**
+ * Starts the widget's proof of work in a worker served from here (the external build bundles none): the one
+ * algorithm our challenges use (src/users/challenge.ts). A module script, so it runs after the widget's module.
+ */
+export const ALTCHA_SCRIPT = `globalThis.$altcha.algorithms.set("PBKDF2/SHA-256", () => new Worker(${JSON.stringify(consolePaths.altchaWorker)}));`;
+
+const ASSETS: [path: string, body: string, type: string][] = [
+  ["/assets/webauthn.js", WEBAUTHN_BROWSER, "text/javascript; charset=utf-8"],
+  ["/assets/altcha.js", ALTCHA_WIDGET, "text/javascript; charset=utf-8"],
+  ["/assets/altcha.css", ALTCHA_STYLE, "text/css; charset=utf-8"],
+  ["/assets/altcha-pbkdf2.js", ALTCHA_PBKDF2_WORKER, "text/javascript; charset=utf-8"],
+];
+
 export function registerAssets(app: Hono<ConsoleEnv>) {
-  app.get("/assets/webauthn.js", (c) =>
-    c.body(WEBAUTHN_BROWSER, 200, {
-      "Content-Type": "text/javascript; charset=utf-8",
-      "Cache-Control": "public, max-age=86400",
-    }),
-  );
+  for (const [path, body, type] of ASSETS)
+    app.get(path, (c) =>
+      c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=86400" }),
+    );
 }

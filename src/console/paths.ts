@@ -29,6 +29,10 @@ export const consolePaths = {
   passkeys: `${CONSOLE}/security/passkeys`,
   removePasskey: (id: string) => `${CONSOLE}/security/passkeys/${id}/remove`,
   webauthnScript: `${CONSOLE}/assets/webauthn.js`,
+  altchaScript: `${CONSOLE}/assets/altcha.js`,
+  altchaStyle: `${CONSOLE}/assets/altcha.css`,
+  altchaWorker: `${CONSOLE}/assets/altcha-pbkdf2.js`,
+  passwordStrength: `${CONSOLE}/password-strength`,
 };
 
 /** Where to go after signing in: only a console path of this origin, never an open redirect. */

@@ -7,9 +7,11 @@
  * (as corpus-<name>; the tests skip those checks with a message otherwise). Nothing is copied into the repo.
  */
 import { execFile } from "node:child_process";
+import { once } from "node:events";
 import { copyFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import zlib from "node:zlib";
 import sharp from "sharp";
 import { COLOUR_BARS, CORPUS_IMAGES, HEIC_HEAD, IMAGE_FIXTURES, TINY_WEBP } from "./generated.ts";
 
@@ -37,6 +39,9 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
     .toFile(out(IMAGE_FIXTURES.gray));
   await writeFile(out(IMAGE_FIXTURES.tinyWebp), Uint8Array.from(TINY_WEBP));
   await writeFile(out(IMAGE_FIXTURES.heicHead), Uint8Array.from(HEIC_HEAD));
+  // Deflating 1 GiB takes seconds: made once per fixture directory.
+  if (!(await stat(out(IMAGE_FIXTURES.inflateBombLarge)).catch(() => null)))
+    await writeFile(out(IMAGE_FIXTURES.inflateBombLarge), await inflateBomb(1600, 1500));
 
   const corpus = path.join(import.meta.dirname, "../../../shared/corpus");
   for (const name of CORPUS_IMAGES) {
@@ -65,4 +70,36 @@ function barsOf(width: number, height: number): Buffer {
   const barWidth = width / COLOUR_BARS.length;
   for (let i = 0; i < width * height; i++) bars.set(COLOUR_BARS[Math.floor((i % width) / barWidth)]!, i * 3);
   return bars;
+}
+
+/** A PNG chunk: length, type, data, CRC. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A `width`×`height` 8-bit RGB PNG whose one IDAT is 1 GiB of zeros, deflated (about 1 MB). */
+async function inflateBomb(width: number, height: number): Promise<Buffer> {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const zeros = Buffer.alloc(1024 * 1024);
+  const deflate = zlib.createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on("data", (part: Buffer) => parts.push(part));
+  const ended = once(deflate, "end");
+  for (let i = 0; i < 1024; i++) if (!deflate.write(zeros)) await once(deflate, "drain");
+  deflate.end();
+  await ended;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", Buffer.concat(parts)),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
 }

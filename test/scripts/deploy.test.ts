@@ -107,6 +107,7 @@ function deploy(account: Account, args: string[], env: Record<string, string> = 
       P6_FAKE_LOG: path.join(dir, "calls.jsonl"),
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      PUBLIC_ORIGIN: "https://p6-media-api.example.workers.dev",
       ...env,
     },
   });
@@ -266,7 +267,9 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
-        expect.stringMatching(/^deploy --assets \S+ --secrets-file \S+secrets\.json$/),
+        expect.stringMatching(
+          /^deploy --assets \S+ --var PUBLIC_ORIGIN:https:\/\/p6-media-api\.example\.workers\.dev --var WEBHOOK_EGRESS:platform --secrets-file \S+secrets\.json$/,
+        ),
       ]);
       expect(run.account).toMatchObject({
         d1: { "p6-media": UUID },
@@ -302,7 +305,9 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       );
       expect(run.status, run.output).toBe(0);
       expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
-      expect(run.commands.at(-1)).toMatch(/^deploy --assets \S+$/);
+      expect(run.commands.at(-1)).toMatch(
+        /^deploy --assets \S+ --var PUBLIC_ORIGIN:https:\/\/p6-media-api\.example\.workers\.dev --var WEBHOOK_EGRESS:platform$/,
+      );
       expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
     } finally {
       rmSync(config, { force: true });
@@ -321,6 +326,47 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       expect(run.output).toContain("Docker is needed and not usable (Cannot connect to the Docker daemon)");
       expect(run.output).toContain("engine's image, containers/ffmpeg/Dockerfile");
       expect(run.commands).toEqual(["whoami"]);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("PUBLIC_ORIGIN: required without a custom domain, and an https origin", () => {
+    const config = configCopy();
+    try {
+      const unset = deploy(EMPTY, ["--config", config], { ADMIN_TOKEN: "operator-token", PUBLIC_ORIGIN: "" });
+      expect(unset.status).not.toBe(0);
+      expect(unset.output).toContain("PUBLIC_ORIGIN is not set and there is no custom domain");
+      expect(unset.commands).toEqual([]);
+      const http = deploy(EMPTY, ["--config", config], {
+        ADMIN_TOKEN: "operator-token",
+        PUBLIC_ORIGIN: "http://media.example.com",
+      });
+      expect(http.output).toContain("PUBLIC_ORIGIN must be an https origin");
+      expect(http.commands).toEqual([]);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("PUBLIC_ORIGIN: the custom domain's when the environment names none", () => {
+    const config = configCopy();
+    try {
+      writeFileSync(
+        config,
+        readFileSync(config, "utf8").replace(
+          /^(name = .*)$/m,
+          '$1\nroutes = [{ pattern = "media.example.com", custom_domain = true }]',
+        ),
+      );
+      const routed = deploy(EMPTY, ["--config", config], {
+        ADMIN_TOKEN: "operator-token",
+        PUBLIC_ORIGIN: "",
+      });
+      expect(routed.status).toBe(0);
+      expect(routed.commands.at(-1)).toMatch(
+        / --var PUBLIC_ORIGIN:https:\/\/media\.example\.com --var WEBHOOK_EGRESS:platform/,
+      );
     } finally {
       rmSync(config, { force: true });
     }

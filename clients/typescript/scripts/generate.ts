@@ -23,6 +23,7 @@ const STUB = `
 export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
 export class Container extends DurableObject {}
 export function getContainer() { throw new Error("not in Node"); }
+export function connect() { throw new Error("not in Node"); }
 export default new Uint8Array();
 `;
 
@@ -50,7 +51,10 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
           name: "workers-only-modules",
           setup(b) {
             b.onResolve(
-              { filter: /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$/ },
+              {
+                filter:
+                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$|\/altcha\/dist\//,
+              },
               (a) => ({
                 path: a.path,
                 namespace: "stub",

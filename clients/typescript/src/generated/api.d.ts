@@ -1945,6 +1945,8 @@ export interface components {
     "RateLimit-Policy": string;
     /** @description Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
     "Retry-After": number;
+    /** @description Always `no-store` on the API's and the admin API's answers, errors included: no cache may keep an account's data or one client's answer for another. */
+    "Cache-Control": "no-store";
     /** @description Always `Bearer`: the only accepted scheme. */
     "WWW-Authenticate": string;
     /** @description The methods the path supports, comma-separated. */
@@ -2002,6 +2004,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2014,6 +2017,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2024,6 +2028,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2037,6 +2042,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2049,6 +2055,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2062,6 +2069,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2075,6 +2083,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2105,6 +2114,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -2119,6 +2129,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Location: components["headers"]["Location"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -2133,6 +2144,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2143,6 +2155,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2156,6 +2169,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2168,6 +2182,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2180,6 +2195,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2192,6 +2208,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2205,6 +2222,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2218,6 +2236,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2230,6 +2249,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2242,6 +2262,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2254,6 +2275,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2267,6 +2289,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2295,6 +2318,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
@@ -2308,6 +2332,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2318,6 +2343,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2331,6 +2357,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2343,6 +2370,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2355,6 +2383,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2368,6 +2397,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2381,6 +2411,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2406,6 +2437,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2418,6 +2450,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2428,6 +2461,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2441,6 +2475,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2453,6 +2488,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2465,6 +2501,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2478,6 +2515,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2491,6 +2529,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2503,6 +2542,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2515,6 +2555,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2528,6 +2569,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2560,6 +2602,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2574,6 +2617,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2584,6 +2628,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2597,6 +2642,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2609,6 +2655,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2621,6 +2668,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2633,6 +2681,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2646,6 +2695,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2659,6 +2709,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2671,6 +2722,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2684,6 +2736,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2697,6 +2750,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2709,6 +2763,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2722,6 +2777,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2734,6 +2790,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2746,6 +2803,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2759,6 +2817,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2791,6 +2850,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2805,6 +2865,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2815,6 +2876,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2828,6 +2890,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2840,6 +2903,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2852,6 +2916,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2864,6 +2929,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2877,6 +2943,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2890,6 +2957,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2902,6 +2970,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2915,6 +2984,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2928,6 +2998,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2940,6 +3011,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2953,6 +3025,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2965,6 +3038,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2977,6 +3051,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2990,6 +3065,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3022,6 +3098,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3036,6 +3113,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3046,6 +3124,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3059,6 +3138,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3071,6 +3151,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3083,6 +3164,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3095,6 +3177,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3108,6 +3191,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3121,6 +3205,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3133,6 +3218,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3146,6 +3232,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3159,6 +3246,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3171,6 +3259,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3184,6 +3273,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3196,6 +3286,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3208,6 +3299,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3221,6 +3313,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3253,6 +3346,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3267,6 +3361,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3277,6 +3372,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3290,6 +3386,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3302,6 +3399,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3314,6 +3412,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3326,6 +3425,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3339,6 +3439,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3352,6 +3453,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3364,6 +3466,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3377,6 +3480,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3390,6 +3494,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3402,6 +3507,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3415,6 +3521,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3427,6 +3534,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3439,6 +3547,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3452,6 +3561,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3484,6 +3594,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3498,6 +3609,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3508,6 +3620,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3521,6 +3634,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3533,6 +3647,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3545,6 +3660,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3557,6 +3673,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3570,6 +3687,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3583,6 +3701,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3595,6 +3714,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3608,6 +3728,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3621,6 +3742,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3633,6 +3755,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3646,6 +3769,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3658,6 +3782,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3670,6 +3795,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3683,6 +3809,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3715,6 +3842,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3729,6 +3857,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3739,6 +3868,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3752,6 +3882,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3764,6 +3895,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3776,6 +3908,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3788,6 +3921,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3801,6 +3935,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3814,6 +3949,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3826,6 +3962,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3839,6 +3976,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3852,6 +3990,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3864,6 +4003,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3877,6 +4017,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3889,6 +4030,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3901,6 +4043,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3914,6 +4057,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3946,6 +4090,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3960,6 +4105,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3970,6 +4116,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3983,6 +4130,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3995,6 +4143,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4007,6 +4156,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4019,6 +4169,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4032,6 +4183,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4045,6 +4197,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4057,6 +4210,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -4070,6 +4224,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -4083,6 +4238,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4095,6 +4251,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4108,6 +4265,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4120,6 +4278,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4132,6 +4291,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4145,6 +4305,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4179,6 +4340,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description The new upload's URL. */
@@ -4197,6 +4359,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4207,6 +4370,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4220,6 +4384,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4232,6 +4397,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4245,6 +4411,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4257,6 +4424,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4269,6 +4437,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4281,6 +4450,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4294,6 +4464,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4306,6 +4477,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4327,6 +4499,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Tus-Version"?: string;
           "Tus-Extension"?: string;
           "Tus-Max-Size"?: string;
@@ -4354,6 +4527,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4364,6 +4538,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4377,6 +4552,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4389,6 +4565,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4401,6 +4578,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4413,6 +4591,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4426,6 +4605,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4454,6 +4634,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           [name: string]: unknown;
@@ -4464,6 +4645,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4477,6 +4659,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4489,6 +4672,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4501,6 +4685,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4513,6 +4698,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4525,6 +4711,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4538,6 +4725,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4566,6 +4754,8 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4574,8 +4764,6 @@ export interface operations {
           "Upload-Length"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
           "Upload-Expires"?: string;
-          /** @description `no-store`. */
-          "Cache-Control"?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -4584,6 +4772,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4597,6 +4786,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4609,6 +4799,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4621,6 +4812,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4633,6 +4825,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4645,6 +4838,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4658,6 +4852,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4694,6 +4889,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4710,6 +4906,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4720,6 +4917,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4733,6 +4931,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4745,6 +4944,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4757,6 +4957,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4770,6 +4971,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4782,6 +4984,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4794,6 +4997,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4806,6 +5010,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4818,6 +5023,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4831,6 +5037,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4843,6 +5050,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4866,6 +5074,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4876,6 +5085,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4889,6 +5099,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4901,6 +5112,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4914,6 +5126,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4927,6 +5140,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4955,6 +5169,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4967,6 +5182,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4977,6 +5193,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4990,6 +5207,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5002,6 +5220,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -5015,6 +5234,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5028,6 +5248,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {

@@ -7,6 +7,7 @@ import type { EngineConfig } from "../config.ts";
 import { EngineError, type EngineResult, unsupported, type TextMark as WireTextMark } from "../protocol.ts";
 import { type FetchPolicy, openSource } from "../security/fetcher.ts";
 import { describeBytes, LIMITS } from "../security/limits.ts";
+import { checkImageData } from "../security/png-data.ts";
 import {
   type ImageHeader,
   mp4Truncation,
@@ -279,6 +280,7 @@ export async function checkedImageHeader(
       `${label} is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels), over the limit of ${LIMITS.maxImagePixels / 1e6} megapixels`,
     );
   }
+  await checkImageData(source, format, label);
   return header;
 }
 
