@@ -18,7 +18,7 @@
  */
 import { execFile, fork, spawn } from "node:child_process";
 import { createReadStream, existsSync } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -31,6 +31,7 @@ import {
   withSourcePlaceholders,
 } from "../containers/ffmpeg/src/pipeline/input-args.ts";
 import { isRelayUrl } from "../containers/ffmpeg/src/pipeline/relay.ts";
+import { publish, writeFileAtomic } from "../containers/ffmpeg/test/support/fixture-files.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 
 const exec = promisify(execFile);
@@ -45,8 +46,13 @@ const TEXT = "p6 bench";
 useEngineFfmpeg("bench");
 const bins = resolveBinaries(process.env);
 
+/** Runs ffmpeg; its output, the last argument, appears whole or not at all (fixture-files.ts). */
 async function ff(args: string[]): Promise<void> {
-  await exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 1 << 20 });
+  await publish(args.at(-1)!, (partial) =>
+    exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args.slice(0, -1), partial], {
+      maxBuffer: 1 << 20,
+    }),
+  );
 }
 
 async function prepareMedia(): Promise<void> {
@@ -57,9 +63,8 @@ async function prepareMedia(): Promise<void> {
       ...["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60"],
       ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60"],
       ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k"],
-      ...["-shortest", "-movflags", "+faststart", `${BIG}.tmp.mp4`],
+      ...["-shortest", "-movflags", "+faststart", BIG],
     ]);
-    await exec("mv", [`${BIG}.tmp.mp4`, BIG]);
   }
   if (!existsSync(SMALL)) {
     const { size } = await stat(BIG);
@@ -70,20 +75,9 @@ async function prepareMedia(): Promise<void> {
     const { size } = await stat(BIG);
     const loops = Math.ceil((1024 * 1024 * 1024) / size) - 1;
     console.log(`generating bench/.media/bench-1gb.mp4 (once, ${loops + 1}× the 60 s file, stream copy) …`);
-    await ff([
-      "-stream_loop",
-      String(loops),
-      "-i",
-      BIG,
-      "-c",
-      "copy",
-      "-movflags",
-      "+faststart",
-      `${HUGE}.tmp.mp4`,
-    ]);
-    await exec("mv", [`${HUGE}.tmp.mp4`, HUGE]);
+    await ff(["-stream_loop", String(loops), "-i", BIG, "-c", "copy", "-movflags", "+faststart", HUGE]);
   }
-  await writeFile(path.join(REPLAY, "text.txt"), TEXT);
+  await writeFileAtomic(path.join(REPLAY, "text.txt"), TEXT);
 }
 
 function serve(): Promise<{ url: (name: string) => string; close: () => void }> {

@@ -11,10 +11,10 @@
  * nearer to what a Worker's memory limit counts than RSS, which also holds compiled code.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { registerHooks } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { recipeDir, writeFileAtomic } from "../containers/ffmpeg/test/support/fixture-files.ts";
 
 // Load src/images as wrangler bundles it: extensionless imports, *.wasm as a compiled module, *.ttf as bytes.
 registerHooks({
@@ -47,7 +47,9 @@ registerHooks({
 
 type Case = { name: string; base: string; logo?: string; params: Record<string, unknown> };
 
-const DIR = join(tmpdir(), "p6-image-memory");
+// Keyed by this file and rewritten whole on every run (fixture-files.ts): two runs at once never read each
+// other's half-written inputs.
+const DIR = recipeDir("p6-image-memory", [import.meta.filename]);
 const LOGO_URL = "https://example.com/logo.png";
 const TEXT = "© Example 2026";
 const LOGO = { watermark_url: LOGO_URL };
@@ -107,7 +109,6 @@ function photo(width: number, height: number) {
 }
 
 async function makeFixtures() {
-  mkdirSync(DIR, { recursive: true });
   const { encodeImage } = await import("../src/images/codecs.ts");
   for (const [name, width, height] of [
     ["16mp", 5000, 3360],
@@ -116,12 +117,12 @@ async function makeFixtures() {
     ["1080p", 1920, 1080],
   ] as const) {
     const image = photo(width, height);
-    writeFileSync(join(DIR, `${name}.jpg`), await encodeImage(image, "jpeg", 90));
-    writeFileSync(join(DIR, `${name}.png`), await encodeImage(image, "png", 0));
+    await writeFileAtomic(join(DIR, `${name}.jpg`), await encodeImage(image, "jpeg", 90));
+    await writeFileAtomic(join(DIR, `${name}.png`), await encodeImage(image, "png", 0));
   }
   const logo = photo(600, 300);
   for (let i = 3; i < logo.data.length; i += 8) logo.data[i] = 0; // every other pixel transparent
-  writeFileSync(join(DIR, "logo.png"), await encodeImage(logo, "png", 0));
+  await writeFileAtomic(join(DIR, "logo.png"), await encodeImage(logo, "png", 0));
 }
 
 async function runCase(c: Case) {

@@ -361,7 +361,7 @@ async function main() {
         port: port + 10,
         inspectorPort: port + 12,
         stateParent: STATE_PARENT,
-        env: { P6_ENGINE_URL: `http://127.0.0.1:${port + 1}` },
+        env: { P6_ENGINE_URL: `http://127.0.0.1:${service.ports.engine}` },
       }).catch(async (error: unknown) => {
         await service.stop();
         throw error;
@@ -370,7 +370,7 @@ async function main() {
   const profiled: Record<string, IsolateProfileSummary> = {};
   const profileDuring = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
     if (!PROFILE) return work();
-    const profiler = await profileIsolate(port + 2);
+    const profiler = await profileIsolate(service.ports.inspector);
     const result = await work();
     profiled[phase] = await profiler.stop();
     return result;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Service } from "./lib/service.ts";
 
@@ -62,7 +63,7 @@ export async function signinHash(service: Service) {
     console.log("signin-hash: (no workerd process found under this one; not measured)");
     return;
   }
-  const email = `bench-${Date.now()}@example.com`;
+  const email = `bench-${randomUUID().slice(0, 8)}@example.com`;
   const signUp = await form(service.base);
   await fetch(`${service.base}/console/sign-up`, {
     method: "POST",

@@ -143,6 +143,7 @@ interface DeployConfig {
   vars: Record<string, unknown>;
   routes?: (string | { pattern: string })[];
   assets?: { directory?: string };
+  send_email?: { name: string; allowed_sender_addresses?: string[] }[];
 }
 const config = unstable_readConfig({ config: configPath }) as DeployConfig;
 const problems: string[] = [];
@@ -193,6 +194,50 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`   ✗ ${p}`);
   process.exit(1);
 }
+
+/**
+ * Names under the domains kept for documentation and testing (RFC 2606, RFC 6761): a value naming one is a
+ * placeholder nobody replaced.
+ */
+const PLACEHOLDER_DOMAIN = /(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$/i;
+/** The first host name in `value` (a URL, an address, a bare name) under a placeholder domain. */
+const placeholderHost = (value: string): string | undefined =>
+  value.match(/[\w-]+(?:\.[\w-]+)*/g)?.find((host) => PLACEHOLDER_DOMAIN.test(host));
+
+/** What would deploy but not work as a customer expects: said in words, in the dry run and the real deploy. */
+const warnings: string[] = [];
+const mailFrom = String(config.vars.MAIL_FROM ?? "") || "noreply@example.com";
+const mailTransport = String(config.vars.MAIL_TRANSPORT ?? "") || "cloudflare";
+if (mailTransport === "cloudflare" && PLACEHOLDER_DOMAIN.test(mailFrom.split("@").pop() ?? "")) {
+  warnings.push(
+    `MAIL_FROM is ${mailFrom}, a placeholder: no verification or password-reset mail would be delivered (sign-ups still work; each unsent mail is logged as "console mail not sent"). Set MAIL_FROM, and the EMAIL binding's allowed_sender_addresses, to an address on a domain onboarded to Cloudflare Email Sending (docs/deploy.md "Console mail").`,
+  );
+} else if (mailTransport === "cloudflare") {
+  const allowed = config.send_email?.find((b) => b.name === "EMAIL")?.allowed_sender_addresses;
+  if (allowed !== undefined && !allowed.includes(mailFrom)) {
+    warnings.push(
+      `MAIL_FROM is ${mailFrom}, which the EMAIL binding's allowed_sender_addresses (${allowed.join(", ")}) does not list: Cloudflare would refuse every console mail. List it there.`,
+    );
+  }
+}
+if (mailTransport === "mailbox") {
+  warnings.push(
+    "MAIL_TRANSPORT is mailbox: console mail is kept in the FILES bucket and shown only on loopback (/dev/mailbox, for npm run dev and the tests), never delivered. Set it to cloudflare.",
+  );
+}
+const signupCredits = Number(String(config.vars.SIGNUP_CREDITS ?? "") || "0");
+if (signupCredits === 0) {
+  warnings.push(
+    "SIGNUP_CREDITS is 0: customers who sign up at /console/sign-up get no credits, so every call that costs credits answers 402 until an operator grants some (npm run admin -- credits grant <account_id> <amount> --reason …, or the dashboard). Set SIGNUP_CREDITS in [vars] to the credits a verified sign-up receives.",
+  );
+}
+for (const [name, value] of Object.entries(config.vars)) {
+  if (name === "MAIL_FROM" || typeof value !== "string") continue;
+  const host = placeholderHost(value);
+  if (host !== undefined) warnings.push(`${name} is ${value}: ${host} is a placeholder domain.`);
+}
+for (const warning of warnings) console.log(`   ⚠ ${warning}`);
+
 const queues = [
   ...new Set([
     ...(config.queues.producers ?? []).map((q) => q.queue),
@@ -390,3 +435,9 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 console.log(dryRun ? "\nDry run: nothing was created, changed or deployed." : "\nDeployed.");
+if (warnings.length > 0) {
+  const names = warnings.map((w) => w.split(" ")[0]).join(", ");
+  console.log(
+    `⚠ ${warnings.length} warning${warnings.length === 1 ? "" : "s"} under step 1 (${names}): read them before customers sign up.`,
+  );
+}

@@ -3,11 +3,17 @@ import { createReadStream, existsSync, mkdirSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { publishSync } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 
 export const MEDIA_DIR = path.resolve(import.meta.dirname, "../.media");
 
+/** Runs ffmpeg; its output, the last argument, appears whole or not at all (two benches may make it at once). */
 function ffmpeg(args: string[]) {
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+  publishSync(args.at(-1)!, (partial) =>
+    execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", [
+      ...["-hide_banner", "-loglevel", "error", "-y", ...args.slice(0, -1), partial],
+    ]),
+  );
 }
 
 /** Bench inputs, generated once with ffmpeg and cached in bench/.media (git-ignored). */

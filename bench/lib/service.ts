@@ -6,6 +6,8 @@ import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib
 
 export type Service = {
   base: string;
+  /** The ports it listens on: the ones asked for, or the pair after them when those were taken. */
+  ports: { api: number; engine: number; inspector: number };
   /** The `npm run dev` process: the Worker (workerd) and the engine run below it. */
   pid: number;
   apiKey: string;
@@ -48,23 +50,34 @@ export async function startService(
     /** How long to wait for `npm run dev` to come up (default 5 min). */
     readyTimeoutMs?: number;
   } = {},
+  /** Tries left when a port is taken: callers pick ports at random on a machine others share. */
+  attempts = 3,
 ): Promise<Service> {
   const root = path.resolve(import.meta.dirname, "../..");
   const port = options.port ?? 8797;
+  const ports = {
+    api: port,
+    engine: options.enginePort ?? port + 1,
+    inspector: options.inspectorPort ?? port + 442,
+  };
   const stateDir = mkdtempSync(path.join(options.stateParent ?? os.tmpdir(), "p6-bench-state-"));
   if (options.stateTemplate) cpSync(options.stateTemplate, stateDir, { recursive: true });
   const lines: string[] = [];
+  const seen: string[] = [];
   const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
     cwd: root,
     env: {
-      PORT: String(port),
-      ENGINE_PORT: String(options.enginePort ?? port + 1),
+      PORT: String(ports.api),
+      ENGINE_PORT: String(ports.engine),
       P6_STATE_DIR: stateDir,
       ...(LOCAL_TRACES ? {} : { X_LOCAL_OBSERVABILITY: "false" }),
       ...options.env,
-      ...(options.inspectorPort ? { INSPECTOR_PORT: String(options.inspectorPort) } : {}),
+      INSPECTOR_PORT: String(ports.inspector),
     },
-    onLine: (line) => lines.push(line),
+    onLine: (line) => {
+      lines.push(line);
+      seen.push(line);
+    },
     quiet: options.quiet ?? true,
   });
   let accountId: string | undefined;
@@ -74,12 +87,19 @@ export async function startService(
     [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
   } catch (error) {
     stopGroup(child);
+    await groupGone(child, 15_000);
+    rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    if (attempts > 1 && seen.some((line) => line.includes("Address already in use"))) {
+      const next = { port: ports.api + 2, enginePort: ports.engine + 2, inspectorPort: ports.inspector + 2 };
+      return startService({ ...options, ...next }, attempts - 1);
+    }
     throw error;
   }
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${ports.api}`;
   const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;
   return {
     base,
+    ports,
     pid: child.pid!,
     apiKey: apiKey!,
     accountId: accountId!,

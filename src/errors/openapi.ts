@@ -87,7 +87,7 @@ export const RESPONSE_HEADERS = {
   },
   "Preference-Applied": {
     description:
-      "`wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240).",
+      "`wait=<seconds>` when the request's `Prefer: wait` was honoured, with the seconds honoured (60 when more were asked): the task in the body has ended, or that many seconds passed first (RFC 7240). Absent when the request stated no wait to honour.",
     schema: text("wait=30"),
   },
   "Server-Timing": {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import os from "node:os";
@@ -43,7 +44,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
   const pageErrors: string[] = [];
   const cspViolations: string[] = [];
 
-  const email = `first.customer+${Date.now()}@example.com`;
+  const email = `first.customer+${randomUUID().slice(0, 8)}@example.com`;
   let defaultKey = "";
   let readOnlyKey = "";
   let firstTaskId = "";
@@ -487,7 +488,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
 
   it("sign-in challenge: past 3 failures a proof of work, solved in Chromium; the owner elsewhere, a neighbour and a passkey are not asked", async () => {
     // The second customer, who shares the attacker's address (a NAT) and signs in while the owner is attacked.
-    const neighbour = `neighbour+${Date.now()}@example.com`;
+    const neighbour = `neighbour+${randomUUID().slice(0, 8)}@example.com`;
     const nat = await browser.newContext({ extraHTTPHeaders: { "CF-Connecting-IP": "198.51.100.20" } });
     const attacker = await nat.newPage();
     watch(attacker);
@@ -605,7 +606,7 @@ describe.skipIf(!existsSync(CHROMIUM))("customer console in headless Chromium", 
     const intruder = await other.newPage();
     watch(intruder);
     await intruder.goto(`${site}/console/sign-up`);
-    await intruder.getByLabel("Email").fill(`second+${Date.now()}@example.com`);
+    await intruder.getByLabel("Email").fill(`second+${randomUUID().slice(0, 8)}@example.com`);
     await intruder.getByLabel("Password").fill(PASSWORD);
     await intruder.getByRole("button", { name: "Sign up" }).click();
     await intruder.waitForURL("**/console/welcome");

@@ -5,14 +5,16 @@
  * it (ffmpeg's decode: the same naive conversion Chromium applies without a profile), and a grayscale JPEG.
  * Also copies the few real-world files of ../shared/corpus the image tests read, when the corpus is there
  * (as corpus-<name>; the tests skip those checks with a message otherwise). Nothing is copied into the repo.
+ * Each file is written whole or not at all (fixture-files.ts): runs and clones share the folder.
  */
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { copyFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import sharp from "sharp";
+import { publish, writeFileAtomic } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 import { COLOUR_BARS, CORPUS_IMAGES, HEIC_HEAD, IMAGE_FIXTURES, TINY_WEBP } from "./generated.ts";
 
 const exec = promisify(execFile);
@@ -23,45 +25,50 @@ export async function generateImageFixtures(ffmpeg: string, dir: string): Promis
   await cmykBars(ffmpeg, 1400, 1000, out(IMAGE_FIXTURES.cmykLarge), out(IMAGE_FIXTURES.cmykLargeRgb));
   const bars = barsOf(64, 32);
   const raw = { raw: { width: 64, height: 32, channels: 3 as const } };
-  await sharp(bars, raw)
-    .toColourspace("cmyk")
-    .keepIccProfile()
-    .jpeg()
-    .toFile(out(IMAGE_FIXTURES.cmykWithProfile));
-  for (const format of ["png", "jpeg", "webp"] as const)
-    await sharp(bars, raw).withIccProfile("p3").toFormat(format).toFile(out(IMAGE_FIXTURES.p3[format]));
+  await publish(out(IMAGE_FIXTURES.cmykWithProfile), (to) =>
+    sharp(bars, raw).toColourspace("cmyk").keepIccProfile().jpeg().toFile(to),
+  );
+  for (const format of ["png", "jpeg", "webp"] as const) {
+    await publish(out(IMAGE_FIXTURES.p3[format]), (to) =>
+      sharp(bars, raw).withIccProfile("p3").toFormat(format).toFile(to),
+    );
+  }
   const [w, h] = [64, 32];
   const ramp = Buffer.alloc(w * h);
   for (let i = 0; i < w * h; i++) ramp[i] = 20 + (i % w) * 3;
-  await sharp(ramp, { raw: { width: w, height: h, channels: 1 } })
-    .toColourspace("b-w")
-    .jpeg({ quality: 95 })
-    .toFile(out(IMAGE_FIXTURES.gray));
-  await writeFile(out(IMAGE_FIXTURES.tinyWebp), Uint8Array.from(TINY_WEBP));
-  await writeFile(out(IMAGE_FIXTURES.heicHead), Uint8Array.from(HEIC_HEAD));
+  await publish(out(IMAGE_FIXTURES.gray), (to) =>
+    sharp(ramp, { raw: { width: w, height: h, channels: 1 } })
+      .toColourspace("b-w")
+      .jpeg({ quality: 95 })
+      .toFile(to),
+  );
+  await writeFileAtomic(out(IMAGE_FIXTURES.tinyWebp), Uint8Array.from(TINY_WEBP));
+  await writeFileAtomic(out(IMAGE_FIXTURES.heicHead), Uint8Array.from(HEIC_HEAD));
   // Deflating 1 GiB takes seconds: made once per fixture directory.
   if (!(await stat(out(IMAGE_FIXTURES.inflateBombLarge)).catch(() => null)))
-    await writeFile(out(IMAGE_FIXTURES.inflateBombLarge), await inflateBomb(1600, 1500));
+    await writeFileAtomic(out(IMAGE_FIXTURES.inflateBombLarge), await inflateBomb(1600, 1500));
 
   const corpus = path.join(import.meta.dirname, "../../../shared/corpus");
   for (const name of CORPUS_IMAGES) {
     const from = path.join(corpus, name);
-    if (await stat(from).catch(() => null)) await copyFile(from, out(`corpus-${name}`));
+    if (await stat(from).catch(() => null)) await publish(out(`corpus-${name}`), (to) => copyFile(from, to));
   }
 }
 
 /** A CMYK JPEG of COLOUR_BARS (eight vertical bars) and ffmpeg's RGB24 decode of it. */
 async function cmykBars(ffmpeg: string, width: number, height: number, jpeg: string, rgb: string) {
-  await sharp(barsOf(width, height), { raw: { width, height, channels: 3 } })
-    .toColourspace("cmyk")
-    .jpeg({ quality: 95 })
-    .toFile(jpeg);
+  await publish(jpeg, (to) =>
+    sharp(barsOf(width, height), { raw: { width, height, channels: 3 } })
+      .toColourspace("cmyk")
+      .jpeg({ quality: 95 })
+      .toFile(to),
+  );
   const { stdout } = await exec(
     ffmpeg,
     ["-v", "error", "-i", jpeg, "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
     { encoding: "buffer", maxBuffer: 1 << 26 },
   );
-  await writeFile(rgb, stdout);
+  await writeFileAtomic(rgb, stdout);
 }
 
 /** RGB24 pixels of COLOUR_BARS, eight vertical bars. */

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
+import { publishSync, recipeDir } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 
 /** Seconds of noise encoded once; the video repeats it (by stream copy) up to its length. */
 const CLIP_SECONDS = 3;
@@ -19,31 +19,31 @@ const CLIP_SECONDS = 3;
  * of 3 s falls inside a GOP, as in the encoded whole.
  */
 export function largeVideo(seconds: number): string {
-  const dir = path.join(os.tmpdir(), "p6-upload-media");
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `noise-720p-${seconds}s-v2.mp4`);
+  // Keyed by this recipe; made under a name of its own and renamed (fixture-files.ts), so runs and clones
+  // sharing the folder never read a part-written video or each other's clip.
+  const dir = recipeDir("p6-upload-media", [import.meta.filename]);
+  const file = path.join(dir, `noise-720p-${seconds}s.mp4`);
   if (existsSync(file)) return file;
   const { ffmpeg } = resolveBinaries(process.env);
-  const clip = path.join(dir, `noise-720p-clip-${CLIP_SECONDS}s-v2.mp4`);
-  const list = path.join(dir, `noise-720p-${seconds}s-v2.txt`);
-  const partial = `${file}.part.mp4`;
   const nice = (args: string[]) =>
     execFileSync("nice", ["-n", "10", ffmpeg, "-v", "error", "-y", ...args], { stdio: "inherit" });
-  nice([
-    ...["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=25`, "-t", String(CLIP_SECONDS)],
-    ...["-vf", "noise=alls=30:allf=t", "-c:v", "mpeg4", "-q:v", "3", "-an", clip],
-  ]);
-  const repeats = Math.ceil(seconds / CLIP_SECONDS);
-  writeFileSync(list, `file '${path.basename(clip)}'\n`.repeat(repeats));
-  nice([
-    ...["-f", "concat", "-safe", "0", "-i", list],
-    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds)],
-    ...["-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "128k"],
-    ...["-movflags", "+faststart", partial],
-  ]);
-  renameSync(partial, file);
-  rmSync(clip, { force: true });
-  rmSync(list, { force: true });
+  publishSync(file, (partial) => {
+    // Scratch files named after the partial: removed with it.
+    const clip = `${partial}.clip.mp4`;
+    const list = `${partial}.txt`;
+    nice([
+      ...["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=25`, "-t", String(CLIP_SECONDS)],
+      ...["-vf", "noise=alls=30:allf=t", "-c:v", "mpeg4", "-q:v", "3", "-an", clip],
+    ]);
+    const repeats = Math.ceil(seconds / CLIP_SECONDS);
+    writeFileSync(list, `file '${path.basename(clip)}'\n`.repeat(repeats));
+    nice([
+      ...["-f", "concat", "-safe", "0", "-i", list],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds)],
+      ...["-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "128k"],
+      ...["-movflags", "+faststart", partial],
+    ]);
+  });
   return file;
 }
 

@@ -1957,7 +1957,7 @@ export interface components {
     "Content-Range": string;
     /** @description `true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise. */
     "Idempotent-Replayed": "true";
-    /** @description `wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240). */
+    /** @description `wait=<seconds>` when the request's `Prefer: wait` was honoured, with the seconds honoured (60 when more were asked): the task in the body has ended, or that many seconds passed first (RFC 7240). Absent when the request stated no wait to honour. */
     "Preference-Applied": string;
     /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, engine (the whole round trip to the media engine, its queue included), fetch, process, store and total. */
     "Server-Timing": string;
@@ -2096,7 +2096,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        /** @description RFC 7240 `wait=<seconds>`: the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state, and carries `Preference-Applied: wait=<seconds>` with the seconds honoured. A wait above 60 is honoured as 60 (`Preference-Applied: wait=60`). `wait=0`, a `wait` without seconds or with a value that is not a whole number of seconds, and other preferences are ignored: the answer is immediate, without Preference-Applied. A Prefer header is never a reason for a 400. */
         Prefer?: string;
       };
       path?: never;
@@ -2302,7 +2302,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        /** @description RFC 7240 `wait=<seconds>`: the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state, and carries `Preference-Applied: wait=<seconds>` with the seconds honoured. A wait above 60 is honoured as 60 (`Preference-Applied: wait=60`). `wait=0`, a `wait` without seconds or with a value that is not a whole number of seconds, and other preferences are ignored: the answer is immediate, without Preference-Applied. A Prefer header is never a reason for a 400. */
         Prefer?: string;
       };
       path: {
@@ -2324,19 +2324,6 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Task"];
-        };
-      };
-      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
-      400: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
