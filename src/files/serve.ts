@@ -14,7 +14,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * exact name) with an ASCII `filename` fallback, control characters included, so no stored name can break
  * the header. A lone surrogate, which no UTF-8 can encode, becomes U+FFFD instead of an exception.
  */
-export function disposition(name: string) {
+function disposition(name: string) {
   return contentDisposition(name.replace(LONE_SURROGATE, "\uFFFD"), { type: "inline" });
 }
 

@@ -485,7 +485,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -543,7 +543,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -601,7 +601,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -659,7 +659,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -667,6 +667,64 @@ export interface webhooks {
      *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
      */
     post: operations["taskCanceled"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  uploadCompleted: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload completed (X-Webhook-Event: upload.completed)
+     * @description A direct upload (POST /v1/uploads/direct with `webhook`) has every byte stored: `state` is `complete`, and its id is usable as `source_upload_id`. Sent to that upload's `webhook` only.
+     *
+     *     The body is the upload as GET /v1/uploads/{id} returns it at completion, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["uploadCompleted"];
     delete?: never;
     options?: never;
     head?: never;
@@ -767,6 +825,38 @@ export interface components {
         /** Format: uri */
         cancel: string;
       };
+    };
+    Upload: {
+      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      id: string;
+      /**
+       * @description pending: a direct upload URL was issued and its browser has not created the upload yet; uploading: until every byte of Upload-Length is stored; complete: usable as a source, its bytes readable at /content.
+       * @enum {string}
+       */
+      state: "pending" | "uploading" | "complete";
+      /**
+       * @description Upload-Length: the file's size (null while pending).
+       * @example 314572800
+       */
+      size_bytes: number | null;
+      /** @description Bytes received and kept so far (= size_bytes when complete). */
+      offset: number;
+      /**
+       * @description Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null until complete.
+       * @example video/mp4
+       */
+      media_type: string | null;
+      /** @description Upload-Metadata `filename` (any UTF-8, up to 255 characters), when sent. */
+      filename: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      completed_at: string | null;
+      /**
+       * Format: date-time
+       * @description Pending: when the direct upload URL expires. Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).
+       */
+      expires_at: string;
     };
     /** @description RFC 9457 problem details (application/problem+json). */
     Problem: {
@@ -1665,38 +1755,6 @@ export interface components {
       /** @description Cursor of the next page; "" when there is none. */
       next_cursor: string;
       results: components["schemas"]["Upload"][];
-    };
-    Upload: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
-      id: string;
-      /**
-       * @description pending: a direct upload URL was issued and its browser has not created the upload yet; uploading: until every byte of Upload-Length is stored; complete: usable as a source, its bytes readable at /content.
-       * @enum {string}
-       */
-      state: "pending" | "uploading" | "complete";
-      /**
-       * @description Upload-Length: the file's size (null while pending).
-       * @example 314572800
-       */
-      size_bytes: number | null;
-      /** @description Bytes received and kept so far (= size_bytes when complete). */
-      offset: number;
-      /**
-       * @description Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null until complete.
-       * @example video/mp4
-       */
-      media_type: string | null;
-      /** @description Upload-Metadata `filename` (any UTF-8, up to 255 characters), when sent. */
-      filename: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description Pending: when the direct upload URL expires. Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).
-       */
-      expires_at: string;
     };
     Account: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
@@ -6243,6 +6301,44 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  uploadCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "upload.completed";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Upload"];
       };
     };
     responses: {
