@@ -40,6 +40,9 @@ const worker = defineProject({
           WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",
           // Tests share one account across concurrent calls; the capacity tests set a small share themselves.
           ENGINE_ACCOUNT_MAX_SLOTS: "16",
+          // The uploads property test (test/uploads/lossless.test.ts): more plans, another seed, from the shell.
+          UPLOAD_PROPERTY_RUNS: process.env.UPLOAD_PROPERTY_RUNS ?? "",
+          UPLOAD_PROPERTY_SEED: process.env.UPLOAD_PROPERTY_SEED ?? "",
         },
       },
     })),

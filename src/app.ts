@@ -1,4 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { methodOverride } from "hono/method-override";
 import { adminAuth } from "./auth/admin";
 import { apiKeyAuth } from "./auth/middleware";
 import { onError } from "./errors/handler";
@@ -27,14 +29,36 @@ import { registerGetUsage } from "./routes/usage/get";
 
 const PUBLIC_PATHS = new Set(["/v1/openapi.json"]);
 
-/** Tus uploads carry raw bytes, not JSON: the body guard leaves them to src/uploads (bounded there). */
-const isUploadPath = (path: string) => path === "/v1/uploads" || path.startsWith("/v1/uploads/");
-/** tus discovery (OPTIONS /v1/uploads) needs no key, as tus clients and browsers send it without one. */
+const DIRECT_UPLOADS = "/v1/direct-uploads/";
+/**
+ * Tus uploads carry raw bytes, not JSON: the body guard leaves them to src/uploads (bounded there). Not
+ * POST /v1/uploads/direct, which takes JSON.
+ */
+const isUploadPath = (path: string) =>
+  path === "/v1/uploads" ||
+  (path.startsWith("/v1/uploads/") && path !== "/v1/uploads/direct") ||
+  path.startsWith(DIRECT_UPLOADS);
+/**
+ * No key: tus discovery (OPTIONS /v1/uploads), which tus clients and browsers send without one, and the
+ * direct upload URLs, whose secret is their credential (checked by the upload's object).
+ */
 const isPublic = (c: { req: { path: string; method: string } }) =>
-  PUBLIC_PATHS.has(c.req.path) || (c.req.method === "OPTIONS" && c.req.path === "/v1/uploads");
+  PUBLIC_PATHS.has(c.req.path) ||
+  (c.req.method === "OPTIONS" && c.req.path === "/v1/uploads") ||
+  c.req.path.startsWith(DIRECT_UPLOADS);
 
 /**
- * The application, built once. Middleware order: security headers (on the way out, every response) → request
+ * tus: a POST with X-HTTP-Method-Override is the method it names (for clients that cannot send PATCH or
+ * DELETE), under the upload URLs only. Hono's middleware dispatches it again through the whole app, so it
+ * runs first.
+ */
+function tusMethodOverride(app: OpenAPIHono<AppEnv>) {
+  const override = methodOverride({ app, header: "X-HTTP-Method-Override" });
+  return createMiddleware<AppEnv>((c, next) => (c.req.method === "POST" ? override(c, next) : next()));
+}
+
+/**
+ * The application, built once. Middleware order: (upload URLs: tus's X-HTTP-Method-Override) → security headers (on the way out, every response) → request
  * context (id, config, db) → (synchronous operations: Server-Timing) → (GET /v1/tasks/{id} only:
  * the task read starts) → request log (written after the response) → authentication and rate limit (/v1) or the admin token (/admin/v1) → body guard
  * (1 MiB, JSON only) → the route's validation → handler.
@@ -44,6 +68,8 @@ export function createApp() {
   app.onError(onError);
   app.notFound(notFoundHandler(() => app.routes));
 
+  app.use("/v1/uploads/*", tusMethodOverride(app));
+  app.use(`${DIRECT_UPLOADS}*`, tusMethodOverride(app));
   app.use("*", securityHeaders);
   app.use("*", requestContext);
   // Synchronous operations: Server-Timing (X-Debug-Timing) by hono/timing, its total counting from here.
@@ -53,6 +79,7 @@ export function createApp() {
   app.use("/v1/tasks/:id", taskReadAhead); // overlaps the task read with the key check (routes/tasks/get.ts)
   app.use("/v1/uploads", tusResponseHeader); // Tus-Resumable on every answer, errors included
   app.use("/v1/uploads/*", tusResponseHeader);
+  app.use(`${DIRECT_UPLOADS}*`, tusResponseHeader);
   app.use("/v1/*", requestLog); // writes after the response, once authentication named a key (src/requests)
   app.use("/v1/*", async (c, next) => (isPublic(c) ? next() : apiKeyAuth(c, next)));
   app.use("/admin/v1/*", async (c, next) =>

@@ -2,14 +2,21 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { parseScopes } from "../auth/authenticate";
 import type { Db } from "../db/client";
 import { accounts, apiKeys, tasks } from "../db/schema";
+import { quotaUsageQuery, quotaView, type UploadLimits, usageOf } from "../uploads/quota";
 
 /**
  * What GET /v1/account shows: the balance, the credits held by the account's unfinished tasks (reserved at
- * creation, kept on success, refunded on failure or cancel) and the calling key's scopes and rate limit.
- * Read in one batch, so the balance and the reservations are the same moment's.
+ * creation, kept on success, refunded on failure or cancel), the calling key's scopes and rate limit, and the
+ * account's upload quotas (src/uploads/quota.ts: usage and limits). Read in one batch, so the figures are the
+ * same moment's.
  */
-export async function accountOverview(db: Db, accountId: string, keyId: string, defaultRateLimit: number) {
-  const [account, reserved, key] = await db.batch([
+export async function accountOverview(
+  db: Db,
+  accountId: string,
+  keyId: string,
+  settings: { defaultRateLimit: number; uploadLimits: UploadLimits; now: number },
+) {
+  const [account, reserved, key, uploadUsage] = await db.batch([
     db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1),
     db
       .select({ credits: sql<number>`coalesce(sum(${tasks.cost}), 0)`, count: sql<number>`count(*)` })
@@ -20,6 +27,7 @@ export async function accountOverview(db: Db, accountId: string, keyId: string, 
       .from(apiKeys)
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
       .limit(1),
+    quotaUsageQuery(db, accountId, settings.now),
   ]);
   const row = account[0];
   const keyRow = key[0];
@@ -34,8 +42,9 @@ export async function accountOverview(db: Db, accountId: string, keyId: string, 
       id: keyRow.id,
       name: keyRow.name,
       scopes: [...parseScopes(keyRow.scopes)],
-      rate_limit_per_minute: keyRow.rateLimitPerMinute ?? defaultRateLimit,
+      rate_limit_per_minute: keyRow.rateLimitPerMinute ?? settings.defaultRateLimit,
       expires_at: keyRow.expiresAt === null ? null : new Date(keyRow.expiresAt).toISOString(),
     },
+    uploads: quotaView(usageOf(uploadUsage), settings.uploadLimits),
   };
 }

@@ -54,6 +54,9 @@ const ConfigSchema = z.object({
   UPLOAD_MAX_BYTES: positiveInt(5 * 1024 ** 3),
   UPLOAD_EXPIRY_SECONDS: positiveInt(86_400),
   UPLOAD_RETENTION_SECONDS: positiveInt(7 * 86_400),
+  UPLOAD_QUOTA_INCOMPLETE: positiveInt(20),
+  UPLOAD_QUOTA_BYTES: positiveInt(50 * 1024 ** 3),
+  UPLOAD_DIRECT_EXPIRY_SECONDS: positiveInt(3600),
   ENGINE_INSTANCES: positiveInt(3),
   ENGINE_SLOTS: positiveInt(2),
   ENGINE_ACCOUNT_MAX_SLOTS: z.coerce
@@ -121,6 +124,13 @@ export type Config = {
   /** A complete upload is kept this long after its last byte, then deleted (docs/decisions.md "Uploads"). */
   uploadRetentionMs: number;
   /**
+   * Per-account upload quotas (src/uploads/quota.ts): incomplete uploads at once (pending direct upload URLs
+   * included; default 20) and bytes stored, complete plus declared incomplete (default 50 GiB).
+   */
+  uploadQuota: { maxIncomplete: number; maxStoredBytes: number };
+  /** A direct upload URL (POST /v1/uploads/direct) can create its upload this long (default 1 h). */
+  uploadDirectExpiryMs: number;
+  /**
    * Console mail (verification and reset links, src/mail): "cloudflare" sends through the EMAIL binding
    * (Cloudflare Email Service) from `mailFrom`; "mailbox" (npm run dev, tests) keeps it in the local mailbox
    * at /dev/mailbox instead.
@@ -164,6 +174,8 @@ export function getConfig(env: Env): Config {
     uploadMaxBytes: raw.UPLOAD_MAX_BYTES,
     uploadExpiryMs: raw.UPLOAD_EXPIRY_SECONDS * 1000,
     uploadRetentionMs: raw.UPLOAD_RETENTION_SECONDS * 1000,
+    uploadQuota: { maxIncomplete: raw.UPLOAD_QUOTA_INCOMPLETE, maxStoredBytes: raw.UPLOAD_QUOTA_BYTES },
+    uploadDirectExpiryMs: raw.UPLOAD_DIRECT_EXPIRY_SECONDS * 1000,
     mailTransport: raw.MAIL_TRANSPORT === "mailbox" ? "mailbox" : "cloudflare",
     mailFrom: raw.MAIL_FROM ?? "noreply@example.com",
   };

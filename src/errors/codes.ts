@@ -5,6 +5,8 @@ export const ERROR_CODES = {
   AUTH_INVALID_TOKEN: { status: 401, title: "Unauthorized", suffix: "unauthorized" },
   INSUFFICIENT_CREDITS: { status: 402, title: "Payment Required", suffix: "payment" },
   PERMISSION_FORBIDDEN: { status: 403, title: "Forbidden", suffix: "authorization" },
+  /** Not in interface.md's table: an account's upload quota is reached (docs/decisions.md "Uploads"). */
+  UPLOAD_QUOTA_EXCEEDED: { status: 403, title: "Upload Quota Exceeded", suffix: "upload-quota" },
   RESOURCE_NOT_FOUND: { status: 404, title: "Not Found", suffix: "not-found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method Not Allowed", suffix: "method-not-allowed" },
   RESOURCE_CONFLICT: { status: 409, title: "Conflict", suffix: "conflict" },
@@ -40,6 +42,8 @@ export const DEFAULT_DETAIL: Record<ErrorCode, string> = {
   AUTH_INVALID_TOKEN: "The API key is invalid.",
   INSUFFICIENT_CREDITS: "The account does not have enough credits for this operation.",
   PERMISSION_FORBIDDEN: "The API key does not have the scope this request needs.",
+  UPLOAD_QUOTA_EXCEEDED:
+    "The account has reached an upload quota (incomplete uploads at once, or bytes stored); the detail names it.",
   RESOURCE_NOT_FOUND: "The requested resource does not exist.",
   METHOD_NOT_ALLOWED: "The method is not allowed on this resource.",
   RESOURCE_CONFLICT: "A request with the same Idempotency-Key is still in progress.",

@@ -28,6 +28,18 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
     ],
     actions: ["Create a new upload (POST /v1/uploads) and send the file again."],
   },
+  UPLOAD_QUOTA_EXCEEDED: {
+    meaning:
+      "Creating this upload (or direct upload URL) would take the account past one of its upload quotas: nothing was created.",
+    causes: [
+      "The account already has as many incomplete uploads as it may have at once (20 by default), pending direct upload URLs included.",
+      "The bytes the account stores in uploads (complete ones, plus the declared Upload-Length of incomplete ones) plus this Upload-Length would exceed its limit (50 GiB by default).",
+    ],
+    actions: [
+      "Finish or delete (DELETE /v1/uploads/{id}) incomplete uploads, or delete complete uploads no longer needed; expired ones stop counting on their own.",
+      "GET /v1/account shows the account's usage and limits.",
+    ],
+  },
   TUS_VERSION_UNSUPPORTED: {
     meaning: "An upload request did not say it speaks tus 1.0.0, the only version this service implements.",
     causes: ["The Tus-Resumable header is missing, or names another version than 1.0.0."],
@@ -41,7 +53,9 @@ export const ERROR_HELP: Record<ErrorCode, { meaning: string; causes: string[]; 
       "The body was altered or cut in transit.",
       "Upload-Checksum was computed over other bytes than the body (it covers this PATCH's body only, not the file).",
     ],
-    actions: ["Send HEAD for the offset, then PATCH the same bytes again from there with their sha256."],
+    actions: [
+      "Send HEAD for the offset, then PATCH the same bytes again from there with their checksum (sha1 or sha256).",
+    ],
   },
   RANGE_NOT_SATISFIABLE: {
     meaning: "A download asked for a byte range that lies wholly outside the file.",

@@ -1,3 +1,4 @@
+import { create as contentDisposition } from "content-disposition";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../errors/api-error";
 import { type ByteRange, contentRange, parseRange } from "./range";
@@ -5,13 +6,25 @@ import { type ByteRange, contentRange, parseRange } from "./range";
 /** What serving needs of a stored file (an output's row, or a complete upload's). */
 export type ServedFile = Pick<FileRow, "r2Key" | "sizeBytes" | "name" | "contentType">;
 
+/** A UTF-16 half without its other half (a name cut mid-character before names were cut by code point). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * RFC 6266 (content-disposition, jshttp): an ASCII name as `filename`, any other as `filename*=UTF-8''…` (the
+ * exact name) with an ASCII `filename` fallback, control characters included, so no stored name can break
+ * the header. A lone surrogate, which no UTF-8 can encode, becomes U+FFFD instead of an exception.
+ */
+function disposition(name: string) {
+  return contentDisposition(name.replace(LONE_SURROGATE, "\uFFFD"), { type: "inline" });
+}
+
 function fileHeaders(file: Pick<FileRow, "name" | "contentType">, object: R2Object) {
   const headers = new Headers();
   object.writeHttpMetadata(headers);
   headers.set("Content-Type", file.contentType);
   headers.set("ETag", object.httpEtag);
   headers.set("Accept-Ranges", "bytes");
-  headers.set("Content-Disposition", `inline; filename="${file.name.replace(/["\\]/g, "_")}"`);
+  headers.set("Content-Disposition", disposition(file.name));
   headers.set("Cache-Control", "private, max-age=3600");
   return headers;
 }

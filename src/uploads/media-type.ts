@@ -19,6 +19,9 @@ const MEDIA_TYPES: Record<string, string> = {
   aac: "audio/aac",
 };
 
+/** Every Content-Type an upload's bytes are served with (GET /v1/uploads/{id}/content). */
+export const UPLOAD_MEDIA_TYPES = [...new Set(Object.values(MEDIA_TYPES)), "application/octet-stream"];
+
 /** Bytes read from a complete upload's start to name its media type. */
 export const SNIFF_BYTES = 4096;
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type UploadRow, uploads } from "../db/schema";
 
@@ -15,4 +15,31 @@ export async function listUploads(db: Db, accountId: string, limit: number, befo
       ? eq(uploads.accountId, accountId)
       : and(eq(uploads.accountId, accountId), lt(uploads.createdAt, before));
   return db.select().from(uploads).where(where).orderBy(desc(uploads.createdAt)).limit(limit).all();
+}
+
+/**
+ * GET /v1/uploads: one page of the account's live uploads (pending, uploading, complete, not past their
+ * expiry), newest first by id (ULIDs: creation order), keyset below `beforeId`, stable under new uploads.
+ */
+export async function listLiveUploads(
+  db: Db,
+  accountId: string,
+  page: { beforeId?: string | undefined; limit: number },
+  now: number,
+) {
+  const where: SQL[] = [
+    eq(uploads.accountId, accountId),
+    inArray(uploads.state, ["pending", "uploading", "complete"]),
+    gt(uploads.expiresAt, now),
+  ];
+  if (page.beforeId) where.push(lt(uploads.id, page.beforeId));
+  const rows = await db
+    .select()
+    .from(uploads)
+    .where(and(...where))
+    .orderBy(desc(uploads.id))
+    .limit(page.limit + 1)
+    .all();
+  const hasNext = rows.length > page.limit;
+  return { rows: hasNext ? rows.slice(0, page.limit) : rows, hasNext };
 }

@@ -13,7 +13,8 @@ export const TUS_EXTENSIONS = [
   "termination",
   "checksum",
 ] as const;
-export const TUS_CHECKSUM_ALGORITHMS = ["sha256"] as const;
+/** A direct upload URL's: no termination (the browser cannot delete; the key's owner can). */
+export const DIRECT_TUS_EXTENSIONS = TUS_EXTENSIONS.filter((name) => name !== "termination");
 /** The media type of a PATCH body (and of a creation-with-upload POST). */
 export const OFFSET_OCTET_STREAM = "application/offset+octet-stream";
 
@@ -64,37 +65,66 @@ export function parseMetadata(value: string | undefined): Record<string, string>
   return out;
 }
 
-/** Upload-Checksum `sha256 <base64 digest>`: the expected digest bytes, or a failure to answer. */
-export function parseChecksum(
-  value: string | undefined,
-): { ok: true; digest: Uint8Array | null } | { ok: false; failure: TusFailure } {
-  if (value === undefined) return { ok: true, digest: null };
-  const [algorithm, encoded, ...rest] = value.trim().split(/\s+/);
-  if (algorithm?.toLowerCase() !== "sha256" || rest.length > 0)
+/** Unicode Cc: the C0 controls (NUL, CR, LF …), DEL and the C1 controls, never part of a name we serve. */
+const CONTROL = /\p{Cc}/u;
+const FILENAME_MAX = 255;
+
+/**
+ * Upload-Metadata's `filename`: any UTF-8 text without control characters, its first 255 characters (code
+ * points, so a character is never cut in half) kept; null when absent or empty; a failure naming
+ * Upload-Metadata for a control character (it would break Content-Disposition and log lines).
+ */
+export function uploadFilename(
+  metadata: Record<string, string>,
+): { ok: true; filename: string | null } | { ok: false; failure: TusFailure } {
+  const name = metadata.filename;
+  if (name === undefined || name === "") return { ok: true, filename: null };
+  if (CONTROL.test(name))
     return {
       ok: false,
       failure: {
         code: "VALIDATION_INVALID_ARGUMENT",
-        field: "Upload-Checksum",
-        detail: "Upload-Checksum must be `sha256 <base64 digest>`: sha256 is the only algorithm supported.",
+        field: "Upload-Metadata",
+        detail:
+          "Upload-Metadata's filename must not contain control characters (C0, DEL, C1: NUL, CR, LF …).",
       },
     };
+  return { ok: true, filename: [...name].slice(0, FILENAME_MAX).join("") };
+}
+
+/** The tus checksum extension's algorithms we verify (sha1 is the one the extension says a server MUST). */
+export const TUS_CHECKSUM_ALGORITHMS = ["sha1", "sha256"] as const;
+export type ChecksumAlgorithm = (typeof TUS_CHECKSUM_ALGORITHMS)[number];
+const DIGEST_BYTES: Record<ChecksumAlgorithm, number> = { sha1: 20, sha256: 32 };
+
+/** Upload-Checksum `<algorithm> <base64 digest>`: the algorithm and expected digest, or a failure to answer. */
+export function parseChecksum(
+  value: string | undefined,
+):
+  | { ok: true; checksum: { algorithm: ChecksumAlgorithm; digest: Uint8Array } | null }
+  | { ok: false; failure: TusFailure } {
+  if (value === undefined) return { ok: true, checksum: null };
+  const [name, encoded, ...rest] = value.trim().split(/\s+/);
+  const algorithm = TUS_CHECKSUM_ALGORITHMS.find((a) => a === name?.toLowerCase());
+  const invalid = (detail: string) => ({
+    ok: false as const,
+    failure: { code: "VALIDATION_INVALID_ARGUMENT" as const, field: "Upload-Checksum", detail },
+  });
+  if (!algorithm || rest.length > 0)
+    return invalid(
+      `Upload-Checksum must be \`<algorithm> <base64 digest>\` with algorithm ${TUS_CHECKSUM_ALGORITHMS.join(" or ")}.`,
+    );
   let digest: Uint8Array;
   try {
     digest = base64ToBytes(encoded ?? "");
   } catch {
     digest = new Uint8Array();
   }
-  if (digest.byteLength !== 32)
-    return {
-      ok: false,
-      failure: {
-        code: "VALIDATION_INVALID_ARGUMENT",
-        field: "Upload-Checksum",
-        detail: "Upload-Checksum's sha256 digest must be 32 bytes in base64.",
-      },
-    };
-  return { ok: true, digest };
+  if (digest.byteLength !== DIGEST_BYTES[algorithm])
+    return invalid(
+      `Upload-Checksum's ${algorithm} digest must be ${DIGEST_BYTES[algorithm]} bytes in base64.`,
+    );
+  return { ok: true, checksum: { algorithm, digest } };
 }
 
 /** RFC 9110 IMF-fixdate, as Upload-Expires is sent. */

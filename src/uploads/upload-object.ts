@@ -1,44 +1,27 @@
 import { DurableObject } from "cloudflare:workers";
+import { getConfig } from "../config/config";
+import { createDb } from "../db/client";
+import type { WebhookMessage } from "../webhooks/enqueue";
+import { enqueueUploadWebhook } from "../webhooks/upload-events";
 import { mediaTypeOf, SNIFF_BYTES } from "./media-type";
-import { partSizeFor } from "./tus";
+import { PartSession, type PartStore, PartStoreFailed, readTail, TailCorrupt } from "./part-writer";
+import { insertWithinQuota, quotaDetail, quotaUsage, startWithinQuota, type UploadLimits } from "./quota";
+import {
+  type Actor,
+  checkAccess,
+  type DirectGrant,
+  type Failure,
+  fail,
+  maySettle,
+  notFound,
+  ok,
+  type Result,
+  type UploadRecord,
+} from "./record";
+import { type ChecksumAlgorithm, partSizeFor } from "./tus";
+import { serializeUpload } from "./view";
 
-export type UploadState = "uploading" | "complete" | "expired" | "deleted";
-
-/** One upload's state, kept in its object's storage: the single point of truth under concurrent PATCHes. */
-export type UploadRecord = {
-  id: string;
-  accountId: string;
-  length: number;
-  /** Bytes received and kept: parts in R2 plus the unfinished part's bytes here. */
-  offset: number;
-  partSize: number;
-  r2Key: string;
-  multipartId: string;
-  /** Bytes of the unfinished part held in this object's storage (offset − tailBytes is a part boundary). */
-  tailBytes: number;
-  state: UploadState;
-  filename: string | null;
-  metadata: string | null;
-  mediaType: string | null;
-  createdAt: number;
-  completedAt: number | null;
-  /** Incomplete: when it expires (creation + expiry). Complete: when it is deleted (completion + retention). */
-  expiresAt: number;
-  retentionMs: number;
-};
-
-export type Failure = {
-  ok: false;
-  code:
-    | "RESOURCE_NOT_FOUND"
-    | "RESOURCE_GONE"
-    | "RESOURCE_CONFLICT"
-    | "REQUEST_BODY_TOO_LARGE"
-    | "CHECKSUM_MISMATCH"
-    | "INTERNAL";
-  detail: string;
-};
-export type Result<T> = { ok: true; value: T } | Failure;
+export type { UploadRecord } from "./record";
 
 export type CreateInput = {
   id: string;
@@ -49,30 +32,42 @@ export type CreateInput = {
   now: number;
   expiryMs: number;
   retentionMs: number;
+  limits: UploadLimits;
+};
+
+export type GrantInput = {
+  id: string;
+  accountId: string;
+  grant: DirectGrant;
+  now: number;
+  retentionMs: number;
+  limits: UploadLimits;
+};
+
+export type DirectCreateInput = Omit<CreateInput, "id" | "accountId" | "retentionMs"> & {
+  /** The deployment's largest Upload-Length (UPLOAD_MAX_BYTES). */
+  maxBytes: number;
 };
 
 export type WriteInput = {
-  accountId: string;
   offset: number;
   /** The body's Content-Length when the request declared one. */
   contentLength: number | null;
-  /** Upload-Checksum's sha256 digest, when sent. */
-  checksum: Uint8Array | null;
+  /** Upload-Checksum, when sent: the algorithm and the digest the body must have. */
+  checksum: { algorithm: ChecksumAlgorithm; digest: Uint8Array } | null;
   now: number;
 };
 
 const RECORD = "record";
 const TAIL_PREFIX = "tail:";
 const PART_PREFIX = "part:";
-/** The unfinished part is stored in values of at most 1 MiB (a stored value's limit is 2 MB). */
-const TAIL_CHUNK = 1024 * 1024;
+/** Set once the R2 multipart upload is completed, so a retried finish does not complete it twice. */
+const ASSEMBLED = "assembled";
 /** A PATCH waits this long for the one before it (an interrupted one saving what it got) before 409. */
 const LOCK_WAIT_MS = 5_000;
 
-const notFound: Failure = { ok: false, code: "RESOURCE_NOT_FOUND", detail: "The upload does not exist." };
-const fail = (code: Failure["code"], detail: string): Failure => ({ ok: false, code, detail });
-const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 const seq = (n: number) => n.toString().padStart(6, "0");
+const DIGEST: Record<ChecksumAlgorithm, string> = { sha1: "SHA-1", sha256: "SHA-256" };
 
 function equalBytes(a: Uint8Array, b: Uint8Array) {
   if (a.byteLength !== b.byteLength) return false;
@@ -81,28 +76,31 @@ function equalBytes(a: Uint8Array, b: Uint8Array) {
   return diff === 0;
 }
 
+const quotaRefused = (detail: string) => fail("UPLOAD_QUOTA_EXCEEDED", detail);
+
 /**
  * One object per tus upload (src/uploads, docs/decisions.md "Uploads"). It owns the upload's offset, its R2
- * multipart upload and the parts written so far. PATCHes are serialised here: one writes at a time, the next
- * waits for it and then has its Upload-Offset compared with the offset the first left, so two writers can never
- * both append at one offset.
+ * multipart upload and the parts written so far, and, for a direct upload, the one-time URL's grant. PATCHes
+ * are serialised here: one writes at a time, the next waits for it and then has its Upload-Offset compared
+ * with the offset the first left, so two writers can never both append at one offset.
  *
- * Bytes stream through in bounded memory: they fill one part-sized buffer (8 MiB, or larger in whole MiB for a
- * file past 80 GB), which goes to R2 as a part whenever full. A part is numbered by its position in the file,
- * so a rewrite after a refused PATCH replaces it. What a PATCH leaves short of a part boundary is kept in this
- * object's storage (the tail) until the next PATCH fills the part, or, at the end, goes as the last part.
- * Nothing a PATCH wrote counts until it commits: with a checksum, only when the digest matches; without one, an
- * interrupted PATCH keeps every byte that arrived (tus core), so HEAD then reports where to resume.
+ * The bytes go through a PartSession (part-writer.ts, whose one invariant says where every byte of the file
+ * is): bounded memory, one part-sized buffer. Nothing a PATCH wrote counts until it commits: with a checksum,
+ * only when the digest matches; without one, an interrupted PATCH keeps every byte that arrived (tus core),
+ * so HEAD then reports where to resume. A write that cannot be stored exactly fails (500) and is never
+ * reported as kept; the upload is complete only once R2 holds exactly Upload-Length bytes.
  *
- * A client resuming after a dropped connection sends HEAD, often before the server has seen the drop (its
- * PATCH still reading bytes buffered on the way, or a half-open connection sending nothing). HEAD therefore
- * asks a PATCH in progress to stop where it is, as tusd's lock-release requests do: that PATCH commits what it
- * has read and answers, and HEAD then reports the offset it left. DELETE and expiry stop it the same way.
+ * A client resuming after a dropped connection sends HEAD, often before the server has seen the drop. HEAD
+ * from a writer (a key with the write scope, or the direct URL) therefore asks a PATCH in progress to stop
+ * where it is, as tusd's lock-release requests do: that PATCH commits what it has read and answers, and HEAD
+ * then reports the offset it left. A read-only key's HEAD only looks. DELETE and expiry stop it the same way.
  */
 export class UploadObject extends DurableObject<Env> {
   private writing: Promise<void> | null = null;
   /** Stops the PATCH writing now at the bytes it has read: it commits them and releases the upload. */
   private stopWriting: (() => void) | null = null;
+  /** A direct URL's creation in progress: a second one at the same time is the second use (409). */
+  private starting = false;
 
   private get kv() {
     return this.ctx.storage.kv;
@@ -116,18 +114,43 @@ export class UploadObject extends DurableObject<Env> {
     this.kv.put(RECORD, record);
   }
 
-  /** Unknown, another account's or deleted: the same 404, so nothing tells an upload exists. Expired: 410. */
-  private check(record: UploadRecord | undefined, accountId: string, now: number): Failure | null {
-    if (!record || record.accountId !== accountId || record.state === "deleted") return notFound;
-    if (record.state === "expired" || now >= record.expiresAt)
-      return fail("RESOURCE_GONE", "The upload has expired; its bytes were discarded.");
-    return null;
+  private readonly parts: PartStore = {
+    getChunk: (k) => this.kv.get<Uint8Array>(`${TAIL_PREFIX}${seq(k)}`),
+    putChunk: (k, bytes) => this.kv.put(`${TAIL_PREFIX}${seq(k)}`, bytes),
+    deleteChunk: (k) => this.kv.delete(`${TAIL_PREFIX}${seq(k)}`),
+    putPart: (part) => this.kv.put(`${PART_PREFIX}${seq(part.partNumber)}`, part.etag),
+  };
+
+  private async refusedByQuota(
+    accountId: string,
+    limits: UploadLimits,
+    adding: number,
+    countChecked: boolean,
+  ) {
+    const usage = await quotaUsage(createDb(this.env.DB), accountId, Date.now());
+    return quotaRefused(quotaDetail(usage, limits, adding, countChecked));
   }
 
-  async create(input: CreateInput): Promise<UploadRecord> {
-    const existing = this.record();
-    if (existing) throw new Error(`upload ${input.id} exists already`);
+  /** POST /v1/uploads: the D1 row first (the quota's one conditional statement), then R2 and this object. */
+  async create(input: CreateInput): Promise<Result<UploadRecord>> {
+    if (this.record()) throw new Error(`upload ${input.id} exists already`);
     const r2Key = `accounts/${input.accountId}/uploads/${input.id}`;
+    const expiresAt = input.now + input.expiryMs;
+    const admitted = await insertWithinQuota(
+      this.env.DB,
+      {
+        id: input.id,
+        accountId: input.accountId,
+        sizeBytes: input.length,
+        filename: input.filename,
+        state: "uploading",
+        r2Key,
+        createdAt: input.now,
+        expiresAt,
+      },
+      input.limits,
+    );
+    if (!admitted) return this.refusedByQuota(input.accountId, input.limits, input.length, true);
     const record: UploadRecord = {
       id: input.id,
       accountId: input.accountId,
@@ -136,50 +159,156 @@ export class UploadObject extends DurableObject<Env> {
       partSize: partSizeFor(input.length),
       r2Key,
       multipartId: "",
-      tailBytes: 0,
       state: "uploading",
       filename: input.filename,
       metadata: input.metadata,
       mediaType: null,
       createdAt: input.now,
       completedAt: null,
-      expiresAt: input.now + input.expiryMs,
+      expiresAt,
       retentionMs: input.retentionMs,
+      direct: null,
     };
-    if (input.length > 0) {
-      record.multipartId = (await this.env.FILES.createMultipartUpload(r2Key)).uploadId;
+    return this.open(record, input.now);
+  }
+
+  /** The R2 multipart upload and the expiry alarm of a record just admitted; a length of 0 completes at once. */
+  private async open(record: UploadRecord, now: number): Promise<Result<UploadRecord>> {
+    try {
+      if (record.length > 0)
+        record.multipartId = (await this.env.FILES.createMultipartUpload(record.r2Key)).uploadId;
+    } catch (error) {
+      // The row counts against the quota: mark it gone with the upload that never started.
+      await this.setRowState(record.id, "deleted");
+      throw error;
     }
     this.save(record);
-    await this.env.DB.prepare(
-      "INSERT INTO uploads (id, account_id, size_bytes, filename, state, r2_key, created_at, expires_at) VALUES (?, ?, ?, ?, 'uploading', ?, ?, ?)",
-    )
-      .bind(
-        record.id,
-        record.accountId,
-        record.length,
-        record.filename,
-        r2Key,
-        record.createdAt,
-        record.expiresAt,
-      )
-      .run();
-    if (input.length === 0) return (await this.finish(record, input.now)) ?? record;
+    if (record.length === 0) {
+      const finished = await this.finish(record, now);
+      if (!finished) return fail("INTERNAL", "Completing the empty upload failed; send HEAD to retry.");
+      return ok(finished);
+    }
     await this.ctx.storage.setAlarm(record.expiresAt);
-    return record;
+    return ok(record);
+  }
+
+  /** POST /v1/uploads/direct: a pending upload its one-time URL will create; counts as incomplete already. */
+  async grant(input: GrantInput): Promise<Result<UploadRecord>> {
+    if (this.record()) throw new Error(`upload ${input.id} exists already`);
+    const r2Key = `accounts/${input.accountId}/uploads/${input.id}`;
+    const admitted = await insertWithinQuota(
+      this.env.DB,
+      {
+        id: input.id,
+        accountId: input.accountId,
+        sizeBytes: 0,
+        filename: null,
+        state: "pending",
+        r2Key,
+        createdAt: input.now,
+        expiresAt: input.grant.urlExpiresAt,
+      },
+      input.limits,
+    );
+    if (!admitted) return this.refusedByQuota(input.accountId, input.limits, 0, true);
+    const record: UploadRecord = {
+      id: input.id,
+      accountId: input.accountId,
+      length: 0,
+      offset: 0,
+      partSize: 0,
+      r2Key,
+      multipartId: "",
+      state: "pending",
+      filename: null,
+      metadata: null,
+      mediaType: null,
+      createdAt: input.now,
+      completedAt: null,
+      expiresAt: input.grant.urlExpiresAt,
+      retentionMs: input.retentionMs,
+      direct: input.grant,
+    };
+    this.save(record);
+    await this.ctx.storage.setAlarm(record.expiresAt);
+    return ok(record);
   }
 
   /**
-   * HEAD and GET: the current state (finishing an upload whose last step failed before). With `settle` (HEAD, a
-   * client about to resume), a PATCH in progress is stopped first and its commit awaited (at most 5 s), so the
-   * offset answered is where that client can resume, not the one before the bytes its dropped PATCH delivered.
+   * The CORS origin and max_size of a direct URL whose secret matches (expired too, so the browser can read
+   * the 410): what its preflight allows; null for anything else.
    */
-  async status(accountId: string, now: number, settle = false): Promise<Result<UploadRecord>> {
-    if (settle && this.writing && this.check(this.record(), accountId, now) === null) {
+  async directInfo(secretHash: string, now: number) {
+    const record = this.record();
+    const refused = checkAccess(record, { kind: "direct", secretHash, origin: null }, now);
+    if (refused !== null && refused.code !== "RESOURCE_GONE") return null;
+    return { corsOrigin: record!.direct!.corsOrigin, maxSize: record!.direct!.maxSize };
+  }
+
+  /** The creation POST through a direct URL: once (409 after), before it expires (410), within max_size. */
+  async createDirect(actor: Actor, input: DirectCreateInput): Promise<Result<UploadRecord>> {
+    const record = this.record();
+    const refused = checkAccess(record, actor, input.now);
+    if (refused) return refused;
+    if (actor.kind !== "direct") return notFound;
+    const rec = record!;
+    const grant = rec.direct!;
+    if (rec.state !== "pending" || this.starting)
+      return fail(
+        "RESOURCE_CONFLICT",
+        "This direct upload URL has been used: it creates one upload. Ask the server that issued it for another.",
+      );
+    const max = Math.min(grant.maxSize ?? input.maxBytes, input.maxBytes);
+    if (input.length > max)
+      return fail(
+        "REQUEST_BODY_TOO_LARGE",
+        `Upload-Length ${input.length} exceeds ${grant.maxSize !== null && grant.maxSize <= input.maxBytes ? "this direct upload URL's max_size" : "the maximum upload size"} of ${max} bytes.`,
+      );
+    this.starting = true;
+    try {
+      const expiresAt = input.now + input.expiryMs;
+      const admitted = await startWithinQuota(
+        this.env.DB,
+        {
+          id: rec.id,
+          accountId: rec.accountId,
+          sizeBytes: input.length,
+          filename: input.filename,
+          expiresAt,
+        },
+        input.limits,
+        input.now,
+      );
+      if (!admitted) return this.refusedByQuota(rec.accountId, input.limits, input.length, false);
+      return await this.open(
+        {
+          ...rec,
+          length: input.length,
+          partSize: partSizeFor(input.length),
+          state: "uploading",
+          filename: input.filename,
+          metadata: input.metadata,
+          expiresAt,
+        },
+        input.now,
+      );
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /**
+   * HEAD and GET: the current state (finishing an upload whose last step failed before). With `settle` (HEAD,
+   * a client about to resume) and an actor that may write, a PATCH in progress is stopped first and its commit
+   * awaited (at most 5 s), so the offset answered is where that client can resume.
+   */
+  async status(actor: Actor, now: number, settle = false): Promise<Result<UploadRecord>> {
+    if (settle && maySettle(actor) && this.writing && checkAccess(this.record(), actor, now) === null) {
       this.stopWriting?.();
       await Promise.race([this.writing, new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS))]);
     }
     const record = this.record();
-    const refused = this.check(record, accountId, now);
+    const refused = checkAccess(record, actor, now);
     if (refused) return refused;
     if (record!.state === "uploading" && record!.offset === record!.length && !this.writing) {
       const finished = await this.finish(record!, now);
@@ -188,7 +317,11 @@ export class UploadObject extends DurableObject<Env> {
     return ok(record!);
   }
 
-  async write(input: WriteInput, body: ReadableStream<Uint8Array> | null): Promise<Result<UploadRecord>> {
+  async write(
+    actor: Actor,
+    input: WriteInput,
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<Result<UploadRecord>> {
     const deadline = Date.now() + LOCK_WAIT_MS;
     while (this.writing) {
       const wait = deadline - Date.now();
@@ -206,7 +339,7 @@ export class UploadObject extends DurableObject<Env> {
       release = resolve;
     });
     try {
-      const result = await this.writeLocked(input, body);
+      const result = await this.writeLocked(actor, input, body);
       if (!result.ok) await body?.cancel().catch(() => {});
       return result;
     } finally {
@@ -216,13 +349,15 @@ export class UploadObject extends DurableObject<Env> {
   }
 
   private async writeLocked(
+    actor: Actor,
     input: WriteInput,
     body: ReadableStream<Uint8Array> | null,
   ): Promise<Result<UploadRecord>> {
     const record = this.record();
-    const refused = this.check(record, input.accountId, input.now);
+    const refused = checkAccess(record, actor, input.now);
     if (refused) return refused;
     const rec = record!;
+    if (rec.state === "pending") return notFound;
     if (input.offset !== rec.offset)
       return fail(
         "RESOURCE_CONFLICT",
@@ -233,31 +368,22 @@ export class UploadObject extends DurableObject<Env> {
       `The PATCH carries bytes past Upload-Length ${rec.length} (offset ${rec.offset}); none of them were kept.`,
     );
     if (input.contentLength !== null && rec.offset + input.contentLength > rec.length) return tooLarge;
-    if (rec.state === "complete" || body === null) {
-      if (rec.state === "uploading" && rec.offset === rec.length)
-        return ok((await this.finish(rec, input.now)) ?? rec);
-      return ok(rec);
-    }
+    if (rec.state === "complete" || body === null) return this.finishIfWhole(rec, input.now);
 
-    const start = rec.offset;
-    const buffer = new Uint8Array(rec.partSize);
-    let fill = 0;
-    for (const [, chunk] of this.kv.list<Uint8Array>({ prefix: TAIL_PREFIX })) {
-      buffer.set(chunk, fill);
-      fill += chunk.byteLength;
+    const multipart = this.env.FILES.resumeMultipartUpload(rec.r2Key, rec.multipartId);
+    let session: PartSession;
+    try {
+      session = new PartSession(this.parts, rec.offset, rec.partSize, (n, bytes) =>
+        multipart.uploadPart(n, bytes),
+      );
+    } catch (error) {
+      return this.broken(rec, error);
     }
-    const storedTail = fill;
-    let bufferStart = start - fill;
-    let received = 0;
-    let flushed = false;
-    const parts: R2UploadedPart[] = [];
-    const digest = input.checksum ? new crypto.DigestStream("SHA-256") : null;
+    const digest = input.checksum ? new crypto.DigestStream(DIGEST[input.checksum.algorithm]) : null;
     const hasher = digest?.getWriter();
     let interrupted = false;
-    let storeError: unknown;
+    let storeFailed = false;
     let pastLength = false;
-    const multipart = this.env.FILES.resumeMultipartUpload(rec.r2Key, rec.multipartId);
-    const partNumber = () => Math.floor(bufferStart / rec.partSize) + 1;
 
     const reader = body.getReader();
     let stopped = false;
@@ -274,106 +400,88 @@ export class UploadObject extends DurableObject<Env> {
           interrupted = stopped;
           break;
         }
-        if (start + received + value.byteLength > rec.length) {
+        if (session.offset + value.byteLength > rec.length) {
           pastLength = true;
           await reader.cancel().catch(() => {});
           break;
         }
         if (hasher) await hasher.write(value);
-        let at = 0;
-        while (at < value.byteLength) {
-          if (fill === buffer.byteLength) {
-            parts.push(await multipart.uploadPart(partNumber(), buffer));
-            bufferStart += fill;
-            fill = 0;
-            flushed = true;
-          }
-          const n = Math.min(value.byteLength - at, buffer.byteLength - fill);
-          buffer.set(value.subarray(at, at + n), fill);
-          fill += n;
-          at += n;
-          received += n;
-        }
-      }
-      // A full buffer at the end: one more part, unless it is the file's last (finish sends that one).
-      if (fill === buffer.byteLength && start + received < rec.length) {
-        parts.push(await multipart.uploadPart(partNumber(), buffer));
-        bufferStart += fill;
-        fill = 0;
-        flushed = true;
+        await session.write(value);
       }
     } catch (error) {
-      // The client went away (its body errors) or R2 refused a part: keep what arrived, unless checksummed.
-      if (error instanceof Error && /R2|uploadPart/i.test(`${error.name} ${error.message}`))
-        storeError = error;
-      interrupted = true;
+      if (error instanceof TailCorrupt) return this.broken(rec, error);
+      // R2 refused a part: only what it took counts. Otherwise the client went away (its body errored).
+      if (error instanceof PartStoreFailed) {
+        storeFailed = true;
+        this.log("storing a part failed", rec.id, error);
+      } else interrupted = true;
     } finally {
       this.stopWriting = null;
     }
 
     if (pastLength) return tooLarge;
     if (hasher && digest && input.checksum) {
-      if (interrupted) {
+      const name = input.checksum.algorithm;
+      if (interrupted || storeFailed) {
         await hasher.abort().catch(() => {});
-        return fail(
-          "CHECKSUM_MISMATCH",
-          "The PATCH ended before all its bytes arrived; none of them were kept.",
-        );
+        return storeFailed
+          ? fail("INTERNAL", "Storing the upload's bytes failed; none of this PATCH was kept. Send it again.")
+          : fail(
+              "CHECKSUM_MISMATCH",
+              "The PATCH ended before all its bytes arrived; none of them were kept.",
+            );
       }
       await hasher.close();
-      if (!equalBytes(new Uint8Array(await digest.digest), input.checksum))
+      if (!equalBytes(new Uint8Array(await digest.digest), input.checksum.digest))
         return fail(
           "CHECKSUM_MISMATCH",
-          "The bytes of this PATCH do not match its Upload-Checksum (sha256); none of them were kept.",
+          `The bytes of this PATCH do not match its Upload-Checksum (${name}); none of them were kept.`,
         );
     }
 
     // Commit: the parts, the new tail, the offset — in one synchronous run, so no reader sees half of it.
-    for (const part of parts) this.kv.put(`${PART_PREFIX}${seq(part.partNumber)}`, part.etag);
-    if (flushed) {
-      for (const [key] of this.kv.list({ prefix: TAIL_PREFIX })) this.kv.delete(key);
-    }
-    const from = flushed ? 0 : storedTail;
-    let index = flushed ? 0 : Math.ceil(storedTail / TAIL_CHUNK);
-    for (let at = from; at < fill; at += TAIL_CHUNK) {
-      this.kv.put(`${TAIL_PREFIX}${seq(index++)}`, buffer.slice(at, Math.min(fill, at + TAIL_CHUNK)));
-    }
-    rec.offset = start + received;
-    rec.tailBytes = fill;
+    rec.offset = session.commit(storeFailed);
     this.save(rec);
-    if (storeError) {
-      return fail("INTERNAL", "Storing the upload's bytes failed; send HEAD and resume from its offset.");
-    }
-    if (rec.offset === rec.length) return ok((await this.finish(rec, input.now)) ?? rec);
-    return ok(rec);
+    if (storeFailed)
+      return fail(
+        "INTERNAL",
+        `Storing the upload's bytes failed; ${rec.offset} bytes are kept. Send HEAD and resume from its offset.`,
+      );
+    return this.finishIfWhole(rec, input.now);
+  }
+
+  private async finishIfWhole(rec: UploadRecord, now: number): Promise<Result<UploadRecord>> {
+    if (rec.state !== "uploading" || rec.offset !== rec.length) return ok(rec);
+    const finished = await this.finish(rec, now);
+    if (finished) return ok(finished);
+    return fail(
+      "INTERNAL",
+      "Every byte arrived, but completing the upload failed; send HEAD to retry completing it.",
+    );
+  }
+
+  /** The stored state contradicts the part writer's invariant: refuse loudly, never store on top of it. */
+  private broken(rec: UploadRecord, error: unknown): Failure {
+    this.log("the upload's stored tail is inconsistent", rec.id, error);
+    return fail("INTERNAL", "The upload's stored state is inconsistent; its bytes cannot be trusted.");
+  }
+
+  private log(message: string, upload: string, error: unknown) {
+    console.error(JSON.stringify({ level: "error", message, upload, error: String(error) }));
   }
 
   /**
-   * The last part (the tail), the multipart upload completed, the media type sniffed from the stored bytes.
+   * The last part (the tail), the multipart upload completed and its size checked against Upload-Length, the
+   * media type sniffed from the stored bytes, upload.completed queued for a direct upload with a webhook.
    * Idempotent: a step that fails leaves the upload at offset = length, and the next HEAD, GET or PATCH
-   * finishes it. Returns the complete record, or undefined when a step failed.
+   * finishes it. Returns the complete record, or undefined when a step failed (logged).
    */
   private async finish(rec: UploadRecord, now: number): Promise<UploadRecord | undefined> {
     try {
-      if (rec.length === 0) {
-        await this.env.FILES.put(rec.r2Key, new Uint8Array());
-      } else {
-        const multipart = this.env.FILES.resumeMultipartUpload(rec.r2Key, rec.multipartId);
-        if (rec.tailBytes > 0) {
-          const last = new Uint8Array(rec.tailBytes);
-          let at = 0;
-          for (const [, chunk] of this.kv.list<Uint8Array>({ prefix: TAIL_PREFIX })) {
-            last.set(chunk, at);
-            at += chunk.byteLength;
-          }
-          const part = await multipart.uploadPart(Math.floor((rec.length - 1) / rec.partSize) + 1, last);
-          this.kv.put(`${PART_PREFIX}${seq(part.partNumber)}`, part.etag);
-        }
-        const parts = [...this.kv.list<string>({ prefix: PART_PREFIX })].map(([key, etag]) => ({
-          partNumber: Number(key.slice(PART_PREFIX.length)),
-          etag,
-        }));
-        await multipart.complete(parts);
+      if (!this.kv.get<boolean>(ASSEMBLED)) {
+        if (rec.length === 0) await this.env.FILES.put(rec.r2Key, new Uint8Array());
+        else await this.assemble(rec);
+        this.kv.put(ASSEMBLED, true);
       }
       const head =
         rec.length === 0
@@ -382,38 +490,69 @@ export class UploadObject extends DurableObject<Env> {
               range: { offset: 0, length: Math.min(SNIFF_BYTES, rec.length) },
             });
       const bytes = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
-      for (const [key] of this.kv.list({ prefix: TAIL_PREFIX })) this.kv.delete(key);
-      for (const [key] of this.kv.list({ prefix: PART_PREFIX })) this.kv.delete(key);
-      rec.state = "complete";
-      rec.tailBytes = 0;
-      rec.mediaType = mediaTypeOf(bytes);
-      rec.completedAt = now;
-      rec.expiresAt = now + rec.retentionMs;
-      this.save(rec);
-      await this.ctx.storage.setAlarm(rec.expiresAt);
+      const done: UploadRecord = {
+        ...rec,
+        state: "complete",
+        mediaType: mediaTypeOf(bytes),
+        completedAt: now,
+        expiresAt: now + rec.retentionMs,
+      };
       await this.env.DB.prepare(
         "UPDATE uploads SET state = 'complete', media_type = ?, completed_at = ?, expires_at = ? WHERE id = ?",
       )
-        .bind(rec.mediaType, rec.completedAt, rec.expiresAt, rec.id)
+        .bind(done.mediaType, done.completedAt, done.expiresAt, done.id)
         .run();
-      return rec;
+      if (done.direct?.webhook) await this.notify(done, done.direct.webhook, now);
+      for (const [key] of this.kv.list({ prefix: TAIL_PREFIX })) this.kv.delete(key);
+      for (const [key] of this.kv.list({ prefix: PART_PREFIX })) this.kv.delete(key);
+      this.save(done);
+      await this.ctx.storage.setAlarm(done.expiresAt);
+      return done;
     } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          message: "finishing an upload failed",
-          upload: rec.id,
-          error: String(error),
-        }),
-      );
+      this.log("finishing an upload failed", rec.id, error);
       return undefined;
     }
   }
 
+  /** The tail as the last part, then R2's multipart upload completed from exactly the parts 1 … n. */
+  private async assemble(rec: UploadRecord) {
+    const multipart = this.env.FILES.resumeMultipartUpload(rec.r2Key, rec.multipartId);
+    const last = readTail(this.parts, rec.offset, rec.partSize);
+    if (last.byteLength > 0) {
+      this.parts.putPart(await multipart.uploadPart(Math.floor(rec.offset / rec.partSize) + 1, last));
+    }
+    const parts = [...this.kv.list<string>({ prefix: PART_PREFIX })].map(([key, etag]) => ({
+      partNumber: Number(key.slice(PART_PREFIX.length)),
+      etag,
+    }));
+    const expected = Math.ceil(rec.length / rec.partSize);
+    if (parts.length !== expected || parts.some((part, i) => part.partNumber !== i + 1))
+      throw new TailCorrupt(
+        `parts ${parts.map((p) => p.partNumber).join(",")} stored; 1…${expected} expected`,
+      );
+    const object = await multipart.complete(parts);
+    if (object.size !== rec.length)
+      throw new Error(`the assembled object has ${object.size} bytes; Upload-Length is ${rec.length}`);
+  }
+
+  /** upload.completed to the direct upload's webhook: recorded and queued once (enqueueUploadWebhook). */
+  private async notify(rec: UploadRecord, webhookUrl: string, now: number) {
+    await enqueueUploadWebhook(
+      {
+        db: createDb(this.env.DB),
+        queue: this.env.WEBHOOK_QUEUE as Queue<WebhookMessage>,
+        now,
+        firstDelaySeconds: getConfig(this.env).webhookRetryDelaysSeconds[0] ?? 0,
+      },
+      { id: rec.id, webhookUrl },
+      "upload.completed",
+      JSON.stringify(serializeUpload(rec)),
+    );
+  }
+
   /** DELETE (tus termination): the bytes go at once; the upload answers 404 from then on. */
-  async terminate(accountId: string, now: number): Promise<Result<null>> {
-    const record = this.record();
-    const refused = this.check(record, accountId, now);
+  async terminate(actor: Actor, now: number): Promise<Result<null>> {
+    const refused = checkAccess(this.record(), actor, now);
     if (refused) return refused;
     await this.discard("deleted");
     return ok(null);
@@ -443,13 +582,15 @@ export class UploadObject extends DurableObject<Env> {
         .abort()
         .catch(() => {});
     }
-    await this.env.FILES.delete(rec.r2Key);
+    if (rec.state !== "pending") await this.env.FILES.delete(rec.r2Key);
     for (const [key] of this.kv.list({ prefix: TAIL_PREFIX })) this.kv.delete(key);
     for (const [key] of this.kv.list({ prefix: PART_PREFIX })) this.kv.delete(key);
-    rec.state = state;
-    rec.tailBytes = 0;
-    this.save(rec);
+    this.save({ ...rec, state });
     await this.ctx.storage.deleteAlarm();
-    await this.env.DB.prepare("UPDATE uploads SET state = ? WHERE id = ?").bind(state, rec.id).run();
+    await this.setRowState(rec.id, state);
+  }
+
+  private async setRowState(id: string, state: "expired" | "deleted") {
+    await this.env.DB.prepare("UPDATE uploads SET state = ? WHERE id = ?").bind(state, id).run();
   }
 }

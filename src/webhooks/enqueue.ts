@@ -1,4 +1,4 @@
-import { and, eq, notExists, sql } from "drizzle-orm";
+import { and, eq, notExists, type SQL, sql } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { tasks, webhookDeliveries } from "../db/schema";
@@ -51,6 +51,7 @@ export async function enqueueWebhook(
       .select({
         id: value(id, "id"),
         taskId: tasks.id,
+        uploadId: value(null, "upload_id"),
         accountId: tasks.accountId,
         event: value(event, "event"),
         url: value(task.webhookUrl, "url"),
@@ -74,22 +75,41 @@ export async function enqueueWebhook(
         ),
       ),
   );
-  const send = (deliveryId: string) => ctx.queue.send({ deliveryId }, { delaySeconds });
+  return queueOnce(
+    ctx,
+    inserted.meta.changes === 1 ? id : null,
+    and(eq(webhookDeliveries.taskId, task.id), eq(webhookDeliveries.event, event))!,
+    `task ${task.id}`,
+  );
+}
 
-  if (inserted.meta.changes === 1) {
-    await send(id);
-    return { deliveryId: id, created: true };
+/**
+ * After the one conditional insert of a delivery: queues the new one (`inserted`, its id), or else finds the
+ * existing one (`sameEvent`) and re-queues it only while it was never attempted. Shared by the events of
+ * tasks and of uploads (upload-events.ts).
+ */
+export async function queueOnce(
+  ctx: EnqueueContext,
+  inserted: string | null,
+  sameEvent: SQL,
+  subject: string,
+): Promise<EnqueueResult> {
+  const send = (deliveryId: string) =>
+    ctx.queue.send({ deliveryId }, { delaySeconds: ctx.firstDelaySeconds ?? 0 });
+  if (inserted !== null) {
+    await send(inserted);
+    return { deliveryId: inserted, created: true };
   }
-  const existing = await db
+  const existing = await ctx.db
     .select({
       id: webhookDeliveries.id,
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attemptCount,
     })
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.taskId, task.id), eq(webhookDeliveries.event, event)))
+    .where(sameEvent)
     .get();
-  if (!existing) throw new Error(`enqueueWebhook: task ${task.id} does not exist`);
+  if (!existing) throw new Error(`enqueueWebhook: ${subject} does not exist`);
   if (existing.status === "pending" && existing.attempts === 0) await send(existing.id);
   return { deliveryId: existing.id, created: false };
 }

@@ -22,9 +22,10 @@ const root = path.resolve(import.meta.dirname, "../..");
  * the hash of the migrations, wrangler.toml and scripts/dev.ts, like the engine's media fixtures.
  * A service started on a copy of it finds nothing to put and starts at once; anything newer than the copy it
  * still puts or applies itself. Used by the browser project's global setup and by `npm run test:uploads`
- * (which in `.ci/run` follows `npm test` on the same machine, so finds it made).
+ * (which in `.ci/run` follows `npm test` on the same machine, so finds it made). `port` (and port + 1): where
+ * the seeding `npm run dev` listens, when it must be made; random in 32000-33999 otherwise.
  */
-export async function seededStateTemplate(): Promise<string> {
+export async function seededStateTemplate(port?: number): Promise<string> {
   const hash = createHash("sha256");
   const migrations = path.join(root, "migrations");
   for (const file of readdirSync(migrations, { recursive: true, encoding: "utf8" }).sort()) {
@@ -59,7 +60,7 @@ export async function seededStateTemplate(): Promise<string> {
   const building = mkdtempSync(`${template}.building-`);
   try {
     if (existsSync(template)) return template;
-    const { child } = await startDev(32_000 + Math.floor(Math.random() * 1000) * 2, building);
+    const { child } = await startDev(port ?? 32_000 + Math.floor(Math.random() * 1000) * 2, building);
     stopGroup(child);
     // The group outlives its leader while workerd finishes writing its state.
     await groupGone(child, 30_000);

@@ -2,82 +2,37 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Upload } from "tus-js-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Service, startService, unlimitedKey } from "../../bench/lib/service.ts";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
 import {
   type FixtureServer,
   startFixtureServer,
 } from "../../containers/ffmpeg/test/support/fixture-server.ts";
-import { seededStateTemplate } from "../support/seeded-state.ts";
+import { api, key, sha256, storedBytes, tusUpload, uploadWhole } from "./client.ts";
 import { largeVideo } from "./media.ts";
 
 /**
- * The issue's "Must show" for uploads, against `npm run dev` on its own ports and state (bench/lib/service.ts):
- * tus-js-client (from npm) sends a generated ≈ 300 MB video, is interrupted at about 40 %, resumes from the
- * offset HEAD reports, and a video.trim task on source_upload_id then succeeds with an exact output. Also: an
- * operation on source_upload_id answers what the same operation on a URL of the same bytes answers.
- * Minutes long, so outside `npm test`: `npm run test:uploads`.
+ * The issue's "Must show" for uploads, against `npm run dev` (global-setup.ts): tus-js-client (from npm) sends a
+ * generated ≈ 300 MB video, is interrupted at about 40 %, resumes from the offset HEAD reports, the stored
+ * bytes read back equal the file, and a video.trim task on source_upload_id then succeeds with an exact output.
+ * Also: an operation on source_upload_id answers what the same operation on a URL of the same bytes answers.
  */
 
 const CHUNK = 50 * 1024 * 1024; // under a Worker request's 100 MB body limit
 const { ffmpeg, ffprobe } = resolveBinaries(process.env);
 
-let service: Service;
-let key: string;
 let fixtures: FixtureServer;
 let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "p6-uploads-e2e-"));
-  // A loaded machine has taken more than 5 min to bring `npm run dev` up with a fresh state; on a copy of the
-  // seeded one (made once per machine, by npm test's browser project in .ci/run) it has no fonts to put.
-  // Ports at random (34000-35999, beside the browser tests' ranges): on the fixed 8941/8942, two runs at
-  // once on a shared machine would meet each other's service.
-  const port = 34_000 + Math.floor(Math.random() * 1000) * 2;
-  service = await startService({
-    port,
-    enginePort: port + 1,
-    readyTimeoutMs: 900_000,
-    stateTemplate: await seededStateTemplate(),
-  });
-  key = await unlimitedKey(service);
   fixtures = await startFixtureServer(dir);
-}, 1_000_000);
+});
 
 afterAll(async () => {
   await fixtures?.close();
-  await service?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const api = (p: string, init: RequestInit = {}) =>
-  fetch(`${service.base}${p}`, {
-    ...init,
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...init.headers },
-  });
-
-type Options = ConstructorParameters<typeof Upload>[1];
-function tusUpload(bytes: Buffer, options: Partial<Options>) {
-  return new Upload(bytes, {
-    endpoint: `${service.base}/v1/uploads`,
-    headers: { Authorization: `Bearer ${key}` },
-    chunkSize: CHUNK,
-    retryDelays: [250, 1000, 2000],
-    storeFingerprintForResuming: false,
-    metadata: { filename: "large.mp4", filetype: "video/mp4" },
-    ...options,
-  });
-}
-
-/** Uploads `bytes` whole with tus-js-client (no interruption); the upload's URL. */
-function uploadWhole(bytes: Buffer) {
-  return new Promise<string>((resolve, reject) => {
-    const upload = tusUpload(bytes, { onError: reject, onSuccess: () => resolve(upload.url!) });
-    upload.start();
-  });
-}
 
 function probeFrames(file: string) {
   const out = execFileSync(ffprobe, [
@@ -114,6 +69,8 @@ describe("uploads against npm run dev", () => {
     let uploadUrl = "";
     await new Promise<void>((resolve, reject) => {
       const upload = tusUpload(bytes, {
+        chunkSize: CHUNK,
+        metadata: { filename: "large.mp4", filetype: "video/mp4" },
         onError: reject,
         onSuccess: () => reject(new Error("the upload finished before it was interrupted")),
         onProgress: (sent, total) => {
@@ -132,7 +89,7 @@ describe("uploads against npm run dev", () => {
     for (let i = 0; i < 50; i++) {
       const head = await fetch(uploadUrl, {
         method: "HEAD",
-        headers: { Authorization: `Bearer ${key}`, "Tus-Resumable": "1.0.0" },
+        headers: { Authorization: `Bearer ${key()}`, "Tus-Resumable": "1.0.0" },
       });
       expect(head.status).toBe(200);
       const now = Number(head.headers.get("upload-offset"));
@@ -150,6 +107,8 @@ describe("uploads against npm run dev", () => {
     const patchOffsets: number[] = [];
     await new Promise<void>((resolve, reject) => {
       const upload = tusUpload(bytes, {
+        chunkSize: CHUNK,
+        metadata: { filename: "large.mp4", filetype: "video/mp4" },
         uploadUrl,
         onError: reject,
         onSuccess: () => resolve(),
@@ -162,6 +121,7 @@ describe("uploads against npm run dev", () => {
     expect(patchOffsets[0]).toBe(offset);
 
     const id = uploadUrl.split("/").pop()!;
+    expect(sha256(await storedBytes(id))).toBe(sha256(bytes));
     const view = (await (await api(`/v1/uploads/${id}`)).json()) as Record<string, unknown>;
     expect(view).toMatchObject({
       state: "complete",
@@ -227,7 +187,7 @@ describe("uploads against npm run dev", () => {
       ...["-i", "sine=frequency=220:sample_rate=44100", "-t", "3", "-c:v", "libx264", "-c:a", "aac", small],
     ]);
     const bytes = readFileSync(small);
-    const id = (await uploadWhole(bytes)).split("/").pop()!;
+    const id = await uploadWhole(bytes, { chunkSize: CHUNK });
     const probe = async (body: object, idem: string) => {
       const response = await api("/v1/video/probe", {
         method: "POST",

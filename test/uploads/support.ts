@@ -30,6 +30,11 @@ export async function sha256Base64(data: Uint8Array) {
   return btoa(String.fromCharCode(...digest));
 }
 
+export async function sha1Base64(data: Uint8Array) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", data));
+  return btoa(String.fromCharCode(...digest));
+}
+
 export async function createUpload(key: string, length: number, headers: Record<string, string> = {}) {
   const response = await call("/v1/uploads", {
     method: "POST",

@@ -39,7 +39,7 @@ describe("tus discovery and creation", () => {
       "checksum",
     ]);
     expect(response.headers.get("tus-max-size")).toBe(String(5 * 1024 ** 3));
-    expect(response.headers.get("tus-checksum-algorithm")).toBe("sha256");
+    expect(response.headers.get("tus-checksum-algorithm")).toBe("sha1,sha256");
   });
 
   it("creates an upload: 201, Location, offset 0, expiry 24 h ahead", async () => {

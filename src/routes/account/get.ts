@@ -32,6 +32,30 @@ export const AccountSchema = z
         expires_at: z.string().nullable().openapi({ example: null }),
       })
       .openapi({ description: "The API key this request was made with." }),
+    uploads: z
+      .object({
+        incomplete: z.number().int().openapi({
+          description: "Incomplete uploads now, pending direct upload URLs included.",
+          example: 2,
+        }),
+        max_incomplete: z.number().int().openapi({
+          description: "How many the account may have at once (UPLOAD_QUOTA_INCOMPLETE).",
+          example: 20,
+        }),
+        stored_bytes: z.number().int().openapi({
+          description:
+            "Bytes of uploads held: complete ones, plus the declared Upload-Length of incomplete ones.",
+          example: 314572800,
+        }),
+        max_stored_bytes: z.number().int().openapi({
+          description: "How many the account may hold (UPLOAD_QUOTA_BYTES).",
+          example: 53687091200,
+        }),
+      })
+      .openapi({
+        description:
+          "The account's upload quotas: a creation past either limit is refused 403 UPLOAD_QUOTA_EXCEEDED. Expired and deleted uploads do not count.",
+      }),
   })
   .openapi("Account");
 
@@ -42,7 +66,7 @@ const route = createRoute({
   tags: ["Account"],
   summary: "The account and the calling key",
   description:
-    "Balance, reserved credits, and the calling key's scopes and rate limit. Needs the read scope.",
+    "Balance, reserved credits, the calling key's scopes and rate limit, and the upload quotas (usage and limits). Needs the read scope.",
   responses: {
     200: { description: "The account.", content: { "application/json": { schema: AccountSchema } } },
     ...errorResponses(401, 403, 405, 429, 500),
@@ -52,12 +76,12 @@ const route = createRoute({
 export function registerGetAccount(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { accountId, keyId } = c.get("principal");
-    const view = await accountOverview(
-      c.get("db"),
-      accountId,
-      keyId,
-      c.get("config").defaultRateLimitPerMinute,
-    );
+    const config = c.get("config");
+    const view = await accountOverview(c.get("db"), accountId, keyId, {
+      defaultRateLimit: config.defaultRateLimitPerMinute,
+      uploadLimits: config.uploadQuota,
+      now: Date.now(),
+    });
     // The key was authenticated a moment ago: only a deletion in between leaves nothing to show.
     if (!view) throw new ApiError("RESOURCE_NOT_FOUND", "The account no longer exists.");
     return c.json(view, 200);

@@ -50,12 +50,13 @@ function build(app: OpenAPIHono<AppEnv>) {
         {
           name: "Uploads",
           description:
-            "Resumable uploads (tus 1.0.0: creation, creation-with-upload, expiration, termination, checksum sha256), usable as sources.",
+            "Resumable uploads (tus 1.0.0: creation, creation-with-upload, expiration, termination, checksum sha1 and sha256), usable as sources; direct upload URLs for browsers, which need no key.",
         },
         { name: "Account", description: "The account's balance, the calling key, and usage." },
         {
           name: "Webhooks",
-          description: "Signed deliveries to the task's webhook URL when it ends (or starts, when asked).",
+          description:
+            "Signed deliveries to the task's webhook URL when it ends (or starts, when asked), and to a direct upload's when it completes.",
         },
         { name: "Admin", description: "The operator API (ADMIN_TOKEN)." },
       ],

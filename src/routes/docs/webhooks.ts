@@ -1,7 +1,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/context";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../webhooks/events";
+import type { UploadWebhookEvent } from "../../webhooks/upload-events";
 import { TaskSchema } from "../tasks/schema";
+import { UploadSchema } from "../uploads/schema";
 
 /** One `v1,<base64 HMAC-SHA256>` token per active secret, space-separated (two during a rotation). */
 export const SIGNATURE_PATTERN = "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$";
@@ -35,7 +37,7 @@ const task = wh.verify(rawBody, {
   "webhook-timestamp": req.headers["webhook-timestamp"],
   "webhook-signature": req.headers["webhook-signature"],
 });
-const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
 \`\`\`
 
 Delivery is at least once: the same \`webhook-id\` on every attempt (deduplicate on it), a fresh timestamp and
@@ -65,7 +67,7 @@ const EVENTS: Record<WebhookEvent, { name: string; status: string; when: string 
   },
 };
 
-function deliveryHeaders(event: WebhookEvent) {
+function deliveryHeaders(event: WebhookEvent | UploadWebhookEvent) {
   return z.object({
     "webhook-id": z
       .string()
@@ -110,4 +112,23 @@ export function registerWebhooks(registry: OpenAPIHono<AppEnv>["openAPIRegistry"
       },
     });
   }
+  registry.registerWebhook({
+    method: "post",
+    path: "uploadCompleted",
+    operationId: "uploadCompleted",
+    tags: ["Webhooks"],
+    summary: "Upload completed (X-Webhook-Event: upload.completed)",
+    description: `A direct upload (POST /v1/uploads/direct with \`webhook\`) has every byte stored: \`state\` is \`complete\`, and its id is usable as \`source_upload_id\`. Sent to that upload's \`webhook\` only.\n\nThe body is the upload as GET /v1/uploads/{id} returns it at completion, sent byte for byte on every attempt.\n\n${SIGNING}`,
+    security: [],
+    request: {
+      headers: deliveryHeaders("upload.completed"),
+      body: { required: true, content: { "application/json": { schema: UploadSchema } } },
+    },
+    responses: {
+      "2XX": { description: "Acknowledged: any 2xx status ends the delivery." },
+      default: {
+        description: "Any other status is a failure: the delivery is retried (at most 5 attempts).",
+      },
+    },
+  });
 }

@@ -24,7 +24,8 @@ const query = z.object({
       example: "5d1f0c8e9a7b6c3d2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f809",
     }),
 });
-const requestHeaders = z.object({
+/** Range and conditional request headers, as every stored-file route takes them (/files, upload content). */
+export const requestHeaders = z.object({
   range: z.string().optional().openapi({
     description:
       "One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file.",
@@ -59,12 +60,16 @@ const header = (description: string, example: string) => ({
  */
 export const FILE_CSP = "default-src 'none'; sandbox";
 
-const fileHeaders = {
-  "Content-Security-Policy": header("Always, on every answer of /files.", FILE_CSP),
+/** The headers of a stored file's answer (/files, upload content). */
+export const fileHeaders = {
+  "Content-Security-Policy": header("Always, on every answer, errors included.", FILE_CSP),
   ETag: header("Strong entity tag of the file.", '"3858f62230ac3c915f300c664312c63f"'),
   "Accept-Ranges": header("Always `bytes`.", "bytes"),
   "Content-Length": header("Bytes in this response's body.", "1048576"),
-  "Content-Disposition": header("`inline` with the file's name.", 'inline; filename="output.mp4"'),
+  "Content-Disposition": header(
+    "`inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`.",
+    "inline; filename=\"?t?.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9.mp4",
+  ),
   "Cache-Control": header("Private, cacheable for an hour.", "private, max-age=3600"),
 };
 

@@ -2,8 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors/api-error";
 import type { AppEnv } from "../../http/context";
+import type { UploadRecord } from "../../uploads/record";
 import { checkTusResumable, httpDate, type TusFailure } from "../../uploads/tus";
-import type { UploadRecord } from "../../uploads/upload-object";
 
 export const UploadIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "01JD5Z8X4QK3M7R2T9V6W1Y0AB" }),
@@ -14,38 +14,54 @@ const Iso = z.string().openapi({ format: "date-time" });
 export const UploadSchema = z
   .object({
     id: z.string().openapi({ example: "01JD5Z8X4QK3M7R2T9V6W1Y0AB" }),
-    state: z.enum(["uploading", "complete"]).openapi({
-      description: "uploading until every byte of Upload-Length arrived, then complete (usable as a source).",
+    state: z.enum(["pending", "uploading", "complete"]).openapi({
+      description:
+        "pending: a direct upload URL was issued and its browser has not created the upload yet; uploading: until every byte of Upload-Length is stored; complete: usable as a source, its bytes readable at /content.",
     }),
     size_bytes: z
       .number()
       .int()
-      .openapi({ description: "Upload-Length: the file's size.", example: 314572800 }),
-    offset: z.number().int().openapi({ description: "Bytes received so far (= size_bytes when complete)." }),
+      .nullable()
+      .openapi({ description: "Upload-Length: the file's size (null while pending).", example: 314572800 }),
+    offset: z
+      .number()
+      .int()
+      .openapi({ description: "Bytes received and kept so far (= size_bytes when complete)." }),
     media_type: z.string().nullable().openapi({
       description:
-        "Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null while uploading.",
+        "Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null until complete.",
       example: "video/mp4",
     }),
-    filename: z.string().nullable().openapi({ description: "Upload-Metadata `filename`, when sent." }),
+    filename: z
+      .string()
+      .nullable()
+      .openapi({ description: "Upload-Metadata `filename` (any UTF-8, up to 255 characters), when sent." }),
     created_at: Iso,
     completed_at: Iso.nullable(),
     expires_at: Iso.openapi({
       description:
-        "Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).",
+        "Pending: when the direct upload URL expires. Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).",
     }),
   })
   .openapi("Upload");
 
+/**
+ * A header the tus protocol requires, documented as required, but checked by the handler rather than by zod:
+ * tus says how a missing one is answered (412 for Tus-Resumable, 400 naming the header for the others).
+ */
+export function requiredHeader(name: string, description: string, example: string) {
+  return z
+    .string()
+    .optional()
+    .openapi({ param: { name, in: "header", required: true }, description, example });
+}
+
 /** Header parameters of the tus requests, documented; the handlers check them (412, 400, 415 by tus rules). */
-export const tusResumable = z
-  .string()
-  .optional()
-  .openapi({
-    param: { name: "Tus-Resumable", in: "header" },
-    description: "Required: `1.0.0` (412 when missing or another version).",
-    example: "1.0.0",
-  });
+export const tusResumable = requiredHeader(
+  "Tus-Resumable",
+  "`1.0.0` (412 when missing or another version).",
+  "1.0.0",
+);
 
 const text = (description: string, example: string) => ({
   description,
@@ -89,3 +105,11 @@ export function offsetHeaders(record: UploadRecord): Record<string, string> {
     ...(record.state === "uploading" ? { "Upload-Expires": httpDate(record.expiresAt) } : {}),
   };
 }
+
+export const UploadListSchema = z
+  .object({
+    has_next: z.boolean(),
+    next_cursor: z.string().openapi({ description: 'Cursor of the next page; "" when there is none.' }),
+    results: z.array(UploadSchema),
+  })
+  .openapi("UploadList");

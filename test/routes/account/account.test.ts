@@ -72,6 +72,7 @@ describe("GET /v1/account", () => {
         rate_limit_per_minute: 60,
         expires_at: null,
       },
+      uploads: { incomplete: 0, max_incomplete: 20, stored_bytes: 0, max_stored_bytes: 50 * 1024 ** 3 },
     });
   });
 

@@ -9,7 +9,7 @@ type Operation = {
   responses: Record<string, Response>;
   security?: Json[];
   requestBody?: { content: Record<string, { schema: Json }> };
-  parameters?: { name: string; in: string; schema: Json; example?: unknown }[];
+  parameters?: { name: string; in: string; required?: boolean; schema: Json; example?: unknown }[];
 };
 type Doc = {
   openapi: string;
@@ -177,6 +177,42 @@ describe("OpenAPI documents", () => {
     );
   });
 
+  it("uploads: tus headers required where tus requires them, HEAD answers without a body, direct URLs need no key", async () => {
+    const doc = await publicDoc();
+    const params = (path: string, method: string) =>
+      Object.fromEntries(
+        (doc.paths[path]![method]!.parameters ?? []).map((p) => [`${p.in}:${p.name}`, p.required === true]),
+      );
+    expect(params("/v1/uploads", "post")).toMatchObject({
+      "header:Tus-Resumable": true,
+      "header:Upload-Length": true,
+      "header:Upload-Metadata": false,
+    });
+    expect(params("/v1/uploads/{id}", "patch")).toMatchObject({
+      "header:Tus-Resumable": true,
+      "header:Upload-Offset": true,
+      "header:Upload-Checksum": false,
+    });
+    for (const path of ["/v1/uploads/{id}", "/v1/direct-uploads/{token}/upload"]) {
+      const head = doc.paths[path]!.head!;
+      for (const [status, response] of Object.entries(head.responses))
+        if (status.startsWith("2")) expect(response.content, `${path} ${status}`).toBeUndefined();
+    }
+    for (const [path, method] of [
+      ["/v1/direct-uploads/{token}", "post"],
+      ["/v1/direct-uploads/{token}", "options"],
+      ["/v1/direct-uploads/{token}/upload", "patch"],
+      ["/v1/direct-uploads/{token}/upload", "head"],
+      ["/v1/direct-uploads/{token}/upload", "options"],
+    ] as const)
+      expect(doc.paths[path]![method]!.security, `${method} ${path}`).toEqual([]);
+    expect(doc.paths["/v1/uploads/direct"]!.post!.security).toBeUndefined();
+    expect(Object.keys(doc.paths["/v1/uploads/{id}/content"]!.get!.responses).sort()).toEqual(
+      ["200", "206", "304", "401", "403", "404", "405", "409", "410", "416", "429", "500"].sort(),
+    );
+    expect(doc.paths["/v1/uploads"]!.get!.operationId).toBe("listUploads");
+  });
+
   it("every operation has a unique camelCase operationId, stable across releases", async () => {
     const doc = await publicDoc();
     const ids = operations(doc).map(({ op }) => op.operationId);
@@ -311,13 +347,14 @@ describe("OpenAPI documents", () => {
     }
   });
 
-  it("webhooks: started, completed, failed and canceled deliveries with their signed headers and the Task body", async () => {
+  it("webhooks: started, completed, failed and canceled deliveries with their signed headers and the Task body; upload.completed with the Upload", async () => {
     const doc = await publicDoc();
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([
       "taskCanceled",
       "taskCompleted",
       "taskFailed",
       "taskStarted",
+      "uploadCompleted",
     ]);
     for (const [name, item] of Object.entries(doc.webhooks!)) {
       const delivery = item.post!;
@@ -329,7 +366,7 @@ describe("OpenAPI documents", () => {
         ["X-Webhook-Event", "webhook-id", "webhook-signature", "webhook-timestamp"].sort(),
       );
       expect(delivery.requestBody!.content["application/json"]!.schema).toEqual({
-        $ref: "#/components/schemas/Task",
+        $ref: `#/components/schemas/${name === "uploadCompleted" ? "Upload" : "Task"}`,
       });
       const text = (delivery as unknown as { description: string }).description;
       expect(text).toMatch(/whsec_/);

@@ -225,19 +225,43 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List uploads
+     * @description The account's uploads that are pending, uploading or complete (expired and deleted ones are not listed), newest first, with keyset cursor pagination that is stable under new uploads. Each entry is what GET /v1/uploads/{id} answers. Needs the read scope.
+     */
+    get: operations["listUploads"];
     put?: never;
     /**
      * Create an upload
-     * @description tus creation: a new upload of Upload-Length bytes (at most the server's maximum, 5 GiB by default: 413 beyond; Upload-Defer-Length is not supported). With a body in `application/offset+octet-stream` (creation-with-upload) its bytes are the first PATCH's. Upload-Metadata `filename` is kept and shown; the media type is sniffed from the bytes once complete. An incomplete upload expires 24 h after creation (Upload-Expires), a complete one is kept 7 days; uploads cost no credits (only the operations that read them do). Use a complete upload as `source_upload_id` or `watermark_upload_id` of any operation or task. Needs the write scope.
+     * @description tus creation: a new upload of Upload-Length bytes (at most the server's maximum, 5 GiB by default: 413 beyond; Upload-Defer-Length is not supported). With a body in `application/offset+octet-stream` (creation-with-upload) its bytes are the first PATCH's. Upload-Metadata `filename` is kept and served as the download's name (a control character in it → 400 naming Upload-Metadata); the media type is sniffed from the bytes once complete. An incomplete upload expires 24 h after creation (Upload-Expires), a complete one is kept 7 days. Counts toward the account's upload quotas (incomplete uploads at once, bytes stored; 403 UPLOAD_QUOTA_EXCEEDED beyond, the detail naming the limit; GET /v1/account shows both). Uploads cost no credits (only the operations that read them do). Use a complete upload as `source_upload_id` or `watermark_upload_id` of any operation or task. Needs the write scope.
      */
     post: operations["createUpload"];
     delete?: never;
     /**
      * What the tus server supports
-     * @description tus discovery; no API key needed. Tus-Version, Tus-Extension, Tus-Max-Size (the largest Upload-Length) and Tus-Checksum-Algorithm.
+     * @description tus discovery; no API key needed. Tus-Version, Tus-Extension, Tus-Max-Size (the largest Upload-Length) and Tus-Checksum-Algorithm (sha1, sha256). No CORS headers: browsers upload through direct upload URLs (POST /v1/uploads/direct).
      */
     options: operations["discoverUploads"];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/uploads/direct": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a direct upload URL
+     * @description A one-time tus endpoint a browser on `cors_origin` uploads to without an API key (the key stays on your server): good for exactly one upload (a second creation through it → 409), bounded by `max_size` (413), expiring after 1 h (410). Preflights and answers of the URL carry CORS headers for `cors_origin` only; the URL grants nothing but that upload's creation, PATCH and HEAD (no read, no download, no other upload). Counts toward the account's incomplete uploads from now on (403 UPLOAD_QUOTA_EXCEEDED beyond). Needs the write scope.
+     */
+    post: operations["createDirectUpload"];
+    delete?: never;
+    options?: never;
     head?: never;
     patch?: never;
     trace?: never;
@@ -251,27 +275,99 @@ export interface paths {
     };
     /**
      * An upload as JSON
-     * @description Its size, offset, sniffed media type, state and expiry. No Tus-Resumable needed. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     * @description Its state, size, offset, sniffed media type, filename and expiry. No Tus-Resumable needed; never stops a PATCH in progress (the offset is the committed one). Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
      */
     get: operations["getUpload"];
     put?: never;
     post?: never;
     /**
      * Delete an upload
-     * @description tus termination: the upload's bytes are discarded at once (an incomplete upload's R2 multipart upload aborted), and the upload answers 404 from then on. Tasks already running on it keep the copy the engine fetched. Needs the write scope.
+     * @description tus termination: the upload's bytes are discarded at once (an incomplete upload's R2 multipart upload aborted), and the upload answers 404 from then on; a pending direct upload's URL stops working. It no longer counts toward the quotas. Tasks already running on it keep the copy the engine fetched. Needs the write scope.
      */
     delete: operations["deleteUpload"];
     options?: never;
     /**
      * An upload's offset
-     * @description tus core: where to resume. Upload-Offset (bytes kept so far; a PATCH still in progress, e.g. one whose connection dropped unnoticed, is stopped first and keeps what it received), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     * @description tus core: where to resume. Upload-Offset (bytes kept so far), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Asked by a writer (a key with the write scope, or the direct upload URL), a PATCH still in progress — e.g. one whose connection dropped unnoticed — is stopped first and keeps what it received, so the offset is where to resume; a read-only key's HEAD only looks. No body. Unknown, deleted, pending (a direct upload URL not used yet) or another account's → 404; expired → 410. Needs the read scope.
      */
     head: operations["headUpload"];
     /**
      * Append bytes to an upload
-     * @description tus core: the body's bytes are appended at Upload-Offset, which must be the upload's current offset (HEAD gives it; 409 otherwise). Content-Type `application/offset+octet-stream` (415 otherwise). A PATCH cut off midway keeps the bytes that arrived (resume from HEAD's Upload-Offset) — unless it carried Upload-Checksum (`sha256 <base64>` of this body), which is checked when the body ends: 460 on a mismatch, and nothing of that PATCH is kept. Bytes past Upload-Length → 413, nothing kept. Send at most 100 MB per PATCH (a Worker request's limit; tus-js-client: `chunkSize`). The PATCH that brings the last byte completes the upload. Needs the write scope.
+     * @description tus core: the body's bytes are appended at Upload-Offset, which must be the upload's current offset (HEAD gives it; 409 otherwise). Content-Type `application/offset+octet-stream` (415 otherwise). A PATCH cut off midway keeps the bytes that arrived (resume from HEAD's Upload-Offset) — unless it carried Upload-Checksum (`sha1 <base64>` or `sha256 <base64>` of this body), which is checked when the body ends: 460 on a mismatch, and nothing of that PATCH is kept. Bytes past Upload-Length → 413, nothing kept. A PATCH whose bytes could not be stored answers 500 and is not counted (HEAD tells what was kept). Send at most 100 MB per PATCH (a Worker request's limit; tus-js-client: `chunkSize`). The PATCH that brings the last byte completes the upload. Needs the write scope.
      */
     patch: operations["patchUpload"];
+    trace?: never;
+  };
+  "/v1/uploads/{id}/content": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An upload's bytes
+     * @description The stored bytes of a complete upload, exactly as sent (compare them with the file, e.g. by sha256). Content-Type is the sniffed media type; Content-Disposition carries the filename (RFC 6266). Range requests (one range → 206, a range past the end → 416, several → 200 whole) and conditional requests (ETag, If-None-Match → 304, If-Range) as for /files. Incomplete or pending → 409; unknown, deleted or another account's → 404; expired → 410. Needs the read scope.
+     */
+    get: operations["downloadUpload"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/direct-uploads/{token}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create the upload of a direct upload URL
+     * @description tus creation (and creation-with-upload) as POST /v1/uploads, with no key: the URL's secret is the credential. Once: a second creation → 409. Upload-Length over the URL's max_size → 413. After the URL's expires_at → 410. Beyond the account's bytes quota → 403. The upload gets the id POST /v1/uploads/direct answered; Location is where the browser PATCHes and HEADs.
+     */
+    post: operations["startDirectUpload"];
+    delete?: never;
+    /**
+     * Preflight and tus discovery of a direct upload URL
+     * @description No key. tus discovery (Tus-Version, Tus-Extension: creation, creation-with-upload, expiration, checksum; Tus-Max-Size: the URL's max_size) and, for a request whose Origin is the URL's cors_origin and whose secret is right, the CORS preflight answer (methods POST, OPTIONS, the tus request headers). Any other origin, or a wrong token, gets no CORS header.
+     */
+    options: operations["discoverDirectUpload"];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/direct-uploads/{token}/upload": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    /**
+     * Preflight and tus discovery of a direct upload URL's upload
+     * @description No key. tus discovery (Tus-Version, Tus-Extension: creation, creation-with-upload, expiration, checksum; Tus-Max-Size: the URL's max_size) and, for a request whose Origin is the URL's cors_origin and whose secret is right, the CORS preflight answer (methods HEAD, PATCH, OPTIONS, the tus request headers). Any other origin, or a wrong token, gets no CORS header.
+     */
+    options: operations["preflightDirectUpload"];
+    /**
+     * A direct upload's offset
+     * @description tus core: where to resume. Upload-Offset (bytes kept so far), Upload-Length, Upload-Expires while incomplete, Upload-Metadata as sent. Asked by a writer (a key with the write scope, or the direct upload URL), a PATCH still in progress — e.g. one whose connection dropped unnoticed — is stopped first and keeps what it received, so the offset is where to resume; a read-only key's HEAD only looks. No body. No key: the URL's secret. Before its creation → 404; expired → 410.
+     */
+    head: operations["headDirectUpload"];
+    /**
+     * Append bytes to a direct upload
+     * @description tus core: the body's bytes are appended at Upload-Offset, which must be the upload's current offset (HEAD gives it; 409 otherwise). Content-Type `application/offset+octet-stream` (415 otherwise). A PATCH cut off midway keeps the bytes that arrived (resume from HEAD's Upload-Offset) — unless it carried Upload-Checksum (`sha1 <base64>` or `sha256 <base64>` of this body), which is checked when the body ends: 460 on a mismatch, and nothing of that PATCH is kept. Bytes past Upload-Length → 413, nothing kept. A PATCH whose bytes could not be stored answers 500 and is not counted (HEAD tells what was kept). Send at most 100 MB per PATCH (a Worker request's limit; tus-js-client: `chunkSize`). The PATCH that brings the last byte completes the upload. No key: the URL's secret.
+     */
+    patch: operations["patchDirectUpload"];
     trace?: never;
   };
   "/v1/account": {
@@ -283,7 +379,7 @@ export interface paths {
     };
     /**
      * The account and the calling key
-     * @description Balance, reserved credits, and the calling key's scopes and rate limit. Needs the read scope.
+     * @description Balance, reserved credits, the calling key's scopes and rate limit, and the upload quotas (usage and limits). Needs the read scope.
      */
     get: operations["getAccount"];
     put?: never;
@@ -389,7 +485,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -447,7 +543,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -505,7 +601,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -563,7 +659,7 @@ export interface webhooks {
      *       "webhook-timestamp": req.headers["webhook-timestamp"],
      *       "webhook-signature": req.headers["webhook-signature"],
      *     });
-     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
      *     ```
      *
      *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
@@ -571,6 +667,64 @@ export interface webhooks {
      *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
      */
     post: operations["taskCanceled"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  uploadCompleted: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload completed (X-Webhook-Event: upload.completed)
+     * @description A direct upload (POST /v1/uploads/direct with `webhook`) has every byte stored: `state` is `complete`, and its id is usable as `source_upload_id`. Sent to that upload's `webhook` only.
+     *
+     *     The body is the upload as GET /v1/uploads/{id} returns it at completion, sent byte for byte on every attempt.
+     *
+     *     Every delivery is signed following Standard Webhooks (https://www.standardwebhooks.com):
+     *
+     *     1. The account's signing secret has the form `whsec_<base64 of 32 random bytes>` (the operator hands it out and
+     *        rotates it). Remove the `whsec_` prefix and base64-decode the rest: that is the HMAC key.
+     *     2. The signed content is `${webhook-id}.${webhook-timestamp}.${body}`: the two header values and the raw
+     *        request body bytes exactly as received, before any JSON parsing or re-serialisation.
+     *     3. The expected signature is `v1,` followed by base64(HMAC-SHA256(key, signed content)).
+     *     4. `webhook-signature` holds one or more space-separated tokens, one per active secret: during a rotation the
+     *        old and the new secret both sign. Accept the delivery when any token equals the expected one, compared in
+     *        constant time.
+     *     5. Reject a delivery whose `webhook-timestamp` is more than 5 minutes away from your clock (replay
+     *        protection).
+     *
+     *     Worked example: secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`, webhook-id `msg_01JD5Z8X4QK3M7R2T9V6W1Y0AB`,
+     *     webhook-timestamp `1795400000` and body `{"id":"01JD5Z8X4QK3M7R2T9V6W1Y0AB","status":"succeeded"}` give
+     *     `v1,JWdH+U0d7OW9tFBlR5YtEcbX4lkiA0O3A9ZSlLJPlGs=`.
+     *
+     *     Verifying in TypeScript with the `standardwebhooks` package (it does steps 1–5):
+     *
+     *     ```ts
+     *     import { Webhook } from "standardwebhooks";
+     *
+     *     const wh = new Webhook(process.env.P6_WEBHOOK_SECRET!); // "whsec_…"
+     *     // rawBody: the request body as a string, unparsed; throws when the signature or the timestamp is wrong.
+     *     const task = wh.verify(rawBody, {
+     *       "webhook-id": req.headers["webhook-id"],
+     *       "webhook-timestamp": req.headers["webhook-timestamp"],
+     *       "webhook-signature": req.headers["webhook-signature"],
+     *     });
+     *     const event = req.headers["x-webhook-event"]; // started | completed | failed | canceled | upload.completed
+     *     ```
+     *
+     *     Delivery is at least once: the same `webhook-id` on every attempt (deduplicate on it), a fresh timestamp and
+     *     signature per attempt. Any 2xx acknowledges; anything else, a redirect (never followed) or no answer within
+     *     15 seconds is a failure, retried after 10 s, 1 min, 10 min and 1 h: at most 5 attempts.
+     */
+    post: operations["uploadCompleted"];
     delete?: never;
     options?: never;
     head?: never;
@@ -724,6 +878,38 @@ export interface components {
       } | null;
       /** @description This step's outputs (also in the task's `outputs`). */
       outputs: components["schemas"]["TaskOutput"][];
+    };
+    Upload: {
+      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      id: string;
+      /**
+       * @description pending: a direct upload URL was issued and its browser has not created the upload yet; uploading: until every byte of Upload-Length is stored; complete: usable as a source, its bytes readable at /content.
+       * @enum {string}
+       */
+      state: "pending" | "uploading" | "complete";
+      /**
+       * @description Upload-Length: the file's size (null while pending).
+       * @example 314572800
+       */
+      size_bytes: number | null;
+      /** @description Bytes received and kept so far (= size_bytes when complete). */
+      offset: number;
+      /**
+       * @description Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null until complete.
+       * @example video/mp4
+       */
+      media_type: string | null;
+      /** @description Upload-Metadata `filename` (any UTF-8, up to 255 characters), when sent. */
+      filename: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      completed_at: string | null;
+      /**
+       * Format: date-time
+       * @description Pending: when the direct upload URL expires. Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).
+       */
+      expires_at: string;
     };
     /** @description RFC 9457 problem details (application/problem+json). */
     Problem: {
@@ -1825,37 +2011,46 @@ export interface components {
       source_upload_id?: string;
       params?: components["schemas"]["VideoProbeParams"];
     };
-    Upload: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+    DirectUpload: {
+      /**
+       * @description The id the upload has (pending until the browser creates it): GET /v1/uploads/{id} follows it, and once complete it is a `source_upload_id`.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
       id: string;
       /**
-       * @description uploading until every byte of Upload-Length arrived, then complete (usable as a source).
-       * @enum {string}
+       * @description A tus endpoint for one upload, with no API key: the browser POSTs the creation there (tus-js-client / Uppy `endpoint`), then PATCHes and HEADs the Location it gets. Its secret is in the URL: hand it to that browser only.
+       * @example https://api.example.com/v1/direct-uploads/01JD5Z8X4QK3M7R2T9V6W1Y0AB.Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE
        */
-      state: "uploading" | "complete";
-      /**
-       * @description Upload-Length: the file's size.
-       * @example 314572800
-       */
-      size_bytes: number;
-      /** @description Bytes received so far (= size_bytes when complete). */
-      offset: number;
-      /**
-       * @description Sniffed from the bytes once complete (never the client's claim); application/octet-stream for media the service does not read; null while uploading.
-       * @example video/mp4
-       */
-      media_type: string | null;
-      /** @description Upload-Metadata `filename`, when sent. */
-      filename: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      completed_at: string | null;
+      url: string;
       /**
        * Format: date-time
-       * @description Uploading: when the incomplete upload expires (its bytes discarded, then 410). Complete: when it is deleted (then 410).
+       * @description Until when the URL can create its upload (1 h by default); the upload then has the usual 24 h to complete.
        */
       expires_at: string;
+    };
+    CreateDirectUpload: {
+      /**
+       * @description The origin of the page that will upload (scheme, host and port, as the browser sends Origin): https, or http on a loopback host where the deployment allows private sources. Only this origin gets CORS answers from the URL.
+       * @example https://app.example
+       */
+      cors_origin: string;
+      /**
+       * @description The largest Upload-Length the URL accepts (413 beyond), at most the deployment's maximum upload size (its default).
+       * @example 104857600
+       */
+      max_size?: number;
+      /**
+       * Format: uri
+       * @description URL sent a signed upload.completed delivery (Standard Webhooks, like task events) when the upload is complete. Checked by the webhook address rules now and before every attempt.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+    };
+    UploadList: {
+      has_next: boolean;
+      /** @description Cursor of the next page; "" when there is none. */
+      next_cursor: string;
+      results: components["schemas"]["Upload"][];
     };
     Account: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
@@ -1900,6 +2095,29 @@ export interface components {
         rate_limit_per_minute: number;
         /** @example null */
         expires_at: string | null;
+      };
+      /** @description The account's upload quotas: a creation past either limit is refused 403 UPLOAD_QUOTA_EXCEEDED. Expired and deleted uploads do not count. */
+      uploads: {
+        /**
+         * @description Incomplete uploads now, pending direct upload URLs included.
+         * @example 2
+         */
+        incomplete: number;
+        /**
+         * @description How many the account may have at once (UPLOAD_QUOTA_INCOMPLETE).
+         * @example 20
+         */
+        max_incomplete: number;
+        /**
+         * @description Bytes of uploads held: complete ones, plus the declared Upload-Length of incomplete ones.
+         * @example 314572800
+         */
+        stored_bytes: number;
+        /**
+         * @description How many the account may hold (UPLOAD_QUOTA_BYTES).
+         * @example 53687091200
+         */
+        max_stored_bytes: number;
       };
     };
     Usage: {
@@ -2036,7 +2254,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2176,7 +2394,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2338,7 +2556,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2456,7 +2674,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2636,7 +2854,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2884,7 +3102,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3132,7 +3350,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3380,7 +3598,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3628,7 +3846,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3876,7 +4094,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4124,7 +4342,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4301,15 +4519,123 @@ export interface operations {
       };
     };
   };
+  listUploads: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor: next_cursor of the previous page. */
+        cursor?: string;
+        /** @description Page size, default 25, clamped to 1..100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of uploads. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UploadList"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   createUpload: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Required: `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable"?: string;
-        /** @description Required: the file's size in bytes. */
-        "Upload-Length"?: string;
-        /** @description Optional: comma-separated `key base64(value)` pairs; `filename` is kept. */
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
+        /** @description The file's size in bytes. */
+        "Upload-Length": string;
+        /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
         "Upload-Metadata"?: string;
       };
       path?: never;
@@ -4365,7 +4691,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4497,6 +4823,140 @@ export interface operations {
       };
     };
   };
+  createDirectUpload: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateDirectUpload"];
+      };
+    };
+    responses: {
+      /** @description The URL, and the id its upload will have. Location is the upload's (GET /v1/uploads/{id}). */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          Location: components["headers"]["Location"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DirectUpload"];
+        };
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   getUpload: {
     parameters: {
       query?: never;
@@ -4533,7 +4993,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4604,9 +5064,9 @@ export interface operations {
   deleteUpload: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Required: `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable"?: string;
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
       };
       path: {
         id: string;
@@ -4640,7 +5100,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4724,9 +5184,9 @@ export interface operations {
   headUpload: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Required: `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable"?: string;
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
       };
       path: {
         id: string;
@@ -4735,7 +5195,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The upload's offset and length. */
+      /** @description The upload's offset and length (no body). */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4767,7 +5227,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4851,12 +5311,12 @@ export interface operations {
   patchUpload: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Required: `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable"?: string;
-        /** @description Required: where these bytes start. */
-        "Upload-Offset"?: string;
-        /** @description Optional: `sha256 <base64 digest of this body>`. */
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
+        /** @description Where these bytes start. */
+        "Upload-Offset": string;
+        /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
         "Upload-Checksum"?: string;
       };
       path: {
@@ -4912,7 +5372,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5046,6 +5506,722 @@ export interface operations {
       };
     };
   };
+  downloadUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description One byte range: `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>` → 206; one that starts past the end → 416. Several ranges, or a header that is not a valid bytes range, are answered 200 with the whole file. */
+        Range?: string;
+        /** @description An ETag: the Range applies only while the file still has it; otherwise 200 with the whole file. */
+        "If-Range"?: string;
+        /** @description An ETag the client holds: 304 while it matches. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The whole upload. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          /** @description Always, on every answer, errors included. */
+          "Content-Security-Policy"?: string;
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
+          "Content-Disposition"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "image/png": string;
+          "image/jpeg": string;
+          "image/webp": string;
+          "video/mp4": string;
+          "video/quicktime": string;
+          "audio/mp4": string;
+          "video/webm": string;
+          "video/x-matroska": string;
+          "video/x-msvideo": string;
+          "video/x-flv": string;
+          "video/mp2t": string;
+          "audio/wav": string;
+          "audio/flac": string;
+          "audio/ogg": string;
+          "audio/mpeg": string;
+          "audio/aac": string;
+          "application/octet-stream": string;
+        };
+      };
+      /** @description The requested byte range. */
+      206: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
+          /** @description Always, on every answer, errors included. */
+          "Content-Security-Policy"?: string;
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          /** @description Always `bytes`. */
+          "Accept-Ranges"?: string;
+          /** @description Bytes in this response's body. */
+          "Content-Length"?: string;
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
+          "Content-Disposition"?: string;
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content: {
+          "image/png": string;
+          "image/jpeg": string;
+          "image/webp": string;
+          "video/mp4": string;
+          "video/quicktime": string;
+          "audio/mp4": string;
+          "video/webm": string;
+          "video/x-matroska": string;
+          "video/x-msvideo": string;
+          "video/x-flv": string;
+          "video/mp2t": string;
+          "audio/wav": string;
+          "audio/flac": string;
+          "audio/ogg": string;
+          "audio/mpeg": string;
+          "audio/aac": string;
+          "application/octet-stream": string;
+        };
+      };
+      /** @description Not modified: If-None-Match matched the ETag. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          /** @description Strong entity tag of the file. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      405: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          Allow: components["headers"]["Allow"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. */
+      416: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Content-Range": components["headers"]["Content-Range"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  startDirectUpload: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
+        /** @description The file's size in bytes. */
+        "Upload-Length": string;
+        /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
+        "Upload-Metadata"?: string;
+      };
+      path: {
+        /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/offset+octet-stream": string;
+      };
+    };
+    responses: {
+      /** @description Created; Location is the upload's URL (for PATCH and HEAD), Upload-Offset what the body brought. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description The new upload's URL. */
+          Location?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          /** @description The URL's cors_origin, when the request's Origin is that origin. */
+          "Access-Control-Allow-Origin"?: string;
+          /** @description Location, Upload-Offset, Upload-Length, Upload-Expires, Upload-Metadata, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Checksum-Algorithm, X-Request-Id. */
+          "Access-Control-Expose-Headers"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CHECKSUM_MISMATCH: Checksum Mismatch. */
+      460: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  discoverDirectUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Sent by browsers: CORS headers are answered only when it is the URL's cors_origin. */
+        Origin?: string;
+      };
+      path: {
+        /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The URL's tus capabilities, and CORS for its origin. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Tus-Version"?: string;
+          "Tus-Extension"?: string;
+          "Tus-Max-Size"?: string;
+          "Tus-Checksum-Algorithm"?: string;
+          /** @description The URL's cors_origin, when the request's Origin is that origin. */
+          "Access-Control-Allow-Origin"?: string;
+          /** @description The URL's methods. */
+          "Access-Control-Allow-Methods"?: string;
+          /** @description The tus request headers. */
+          "Access-Control-Allow-Headers"?: string;
+          /** @description Seconds a browser may keep this answer. */
+          "Access-Control-Max-Age"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  preflightDirectUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Sent by browsers: CORS headers are answered only when it is the URL's cors_origin. */
+        Origin?: string;
+      };
+      path: {
+        /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The URL's tus capabilities, and CORS for its origin. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Tus-Version"?: string;
+          "Tus-Extension"?: string;
+          "Tus-Max-Size"?: string;
+          "Tus-Checksum-Algorithm"?: string;
+          /** @description The URL's cors_origin, when the request's Origin is that origin. */
+          "Access-Control-Allow-Origin"?: string;
+          /** @description The URL's methods. */
+          "Access-Control-Allow-Methods"?: string;
+          /** @description The tus request headers. */
+          "Access-Control-Allow-Headers"?: string;
+          /** @description Seconds a browser may keep this answer. */
+          "Access-Control-Max-Age"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  headDirectUpload: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
+      };
+      path: {
+        /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The upload's offset and length (no body). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description The file's declared size. */
+          "Upload-Length"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          /** @description The URL's cors_origin, when the request's Origin is that origin. */
+          "Access-Control-Allow-Origin"?: string;
+          /** @description Location, Upload-Offset, Upload-Length, Upload-Expires, Upload-Metadata, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Checksum-Algorithm, X-Request-Id. */
+          "Access-Control-Expose-Headers"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  patchDirectUpload: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `1.0.0` (412 when missing or another version). */
+        "Tus-Resumable": string;
+        /** @description Where these bytes start. */
+        "Upload-Offset": string;
+        /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
+        "Upload-Checksum"?: string;
+      };
+      path: {
+        /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/offset+octet-stream": string;
+      };
+    };
+    responses: {
+      /** @description The bytes were kept; Upload-Offset is the new offset. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          /** @description Always `1.0.0`. */
+          "Tus-Resumable"?: string;
+          /** @description Bytes received and kept so far. */
+          "Upload-Offset"?: string;
+          /** @description While incomplete: when the upload expires (RFC 9110 date). */
+          "Upload-Expires"?: string;
+          /** @description The URL's cors_origin, when the request's Origin is that origin. */
+          "Access-Control-Allow-Origin"?: string;
+          /** @description Location, Upload-Offset, Upload-Length, Upload-Expires, Upload-Metadata, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Checksum-Algorithm, X-Request-Id. */
+          "Access-Control-Expose-Headers"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_CONFLICT: Conflict. */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description RESOURCE_GONE: Gone. */
+      410: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description REQUEST_BODY_TOO_LARGE: Payload Too Large. The request body exceeds 1 MiB. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CONTENT_TYPE_UNSUPPORTED: Unsupported Media Type. The request body is not application/json (or, for an operation, the source's media type is unsupported). */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description CHECKSUM_MISMATCH: Checksum Mismatch. */
+      460: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description INTERNAL: Internal Server Error. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   getAccount: {
     parameters: {
       query?: never;
@@ -5080,7 +6256,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5188,7 +6364,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5272,7 +6448,7 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description Always, on every answer of /files. */
+          /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
@@ -5280,7 +6456,7 @@ export interface operations {
           "Accept-Ranges"?: string;
           /** @description Bytes in this response's body. */
           "Content-Length"?: string;
-          /** @description `inline` with the file's name. */
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
           /** @description Private, cacheable for an hour. */
           "Cache-Control"?: string;
@@ -5307,7 +6483,7 @@ export interface operations {
       206: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description Always, on every answer of /files. */
+          /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
@@ -5315,7 +6491,7 @@ export interface operations {
           "Accept-Ranges"?: string;
           /** @description Bytes in this response's body. */
           "Content-Length"?: string;
-          /** @description `inline` with the file's name. */
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
           /** @description Private, cacheable for an hour. */
           "Cache-Control"?: string;
@@ -5359,7 +6535,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5441,7 +6617,7 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description Always, on every answer of /files. */
+          /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
@@ -5449,7 +6625,7 @@ export interface operations {
           "Accept-Ranges"?: string;
           /** @description Bytes in this response's body. */
           "Content-Length"?: string;
-          /** @description `inline` with the file's name. */
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
           /** @description Private, cacheable for an hour. */
           "Cache-Control"?: string;
@@ -5461,7 +6637,7 @@ export interface operations {
       206: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description Always, on every answer of /files. */
+          /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
           ETag?: string;
@@ -5469,7 +6645,7 @@ export interface operations {
           "Accept-Ranges"?: string;
           /** @description Bytes in this response's body. */
           "Content-Length"?: string;
-          /** @description `inline` with the file's name. */
+          /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
           /** @description Private, cacheable for an hour. */
           "Cache-Control"?: string;
@@ -5498,7 +6674,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5685,6 +6861,44 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": components["schemas"]["Task"];
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx status ends the delivery. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other status is a failure: the delivery is retried (at most 5 attempts). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  uploadCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, msg_<ULID>: the same on every attempt; part of the signed content. */
+        "webhook-id": string;
+        /** @description Unix time in seconds when this attempt was signed; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Space-separated `v1,<base64 signature>` tokens, one per active secret. */
+        "webhook-signature": string;
+        /** @description The event; it is not in the body. */
+        "X-Webhook-Event": "upload.completed";
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Upload"];
       };
     };
     responses: {
