@@ -51,41 +51,39 @@ export const sizeOf = (file: string) => statSync(file).size;
 
 /**
  * A ≈ 24 MiB real video (1280×720 under temporal noise, MPEG-4 part 2 at q 2, 25 fps, a tone): more than two
- * 8 MiB parts, so every chunk size up to 8 MiB + 1 crosses part boundaries. Cached in the temp dir.
+ * 8 MiB parts, so every chunk size up to 8 MiB + 1 crosses part boundaries. Cached by recipe, written whole.
  */
 export function mediumVideo(): string {
-  const dir = path.join(os.tmpdir(), "p6-upload-media");
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, "noise-720p-1.6s-v1.mp4");
+  const file = path.join(recipeDir("p6-upload-media", [import.meta.filename]), "noise-720p-1.6s.mp4");
   if (existsSync(file)) return file;
   const { ffmpeg } = resolveBinaries(process.env);
-  const partial = `${file}.part.mp4`;
-  execFileSync(
-    "nice",
-    [
-      ...["-n", "10", ffmpeg, "-v", "error", "-y"],
-      ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-f", "lavfi"],
-      ...["-i", "sine=frequency=440:sample_rate=48000", "-t", "1.6", "-vf", "noise=alls=30:allf=t"],
-      ...["-c:v", "mpeg4", "-q:v", "2", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", partial],
-    ],
-    { stdio: "inherit" },
+  publishSync(file, (partial) =>
+    execFileSync(
+      "nice",
+      [
+        ...["-n", "10", ffmpeg, "-v", "error", "-y"],
+        ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-f", "lavfi"],
+        ...["-i", "sine=frequency=440:sample_rate=48000", "-t", "1.6", "-vf", "noise=alls=30:allf=t"],
+        ...["-c:v", "mpeg4", "-q:v", "2", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"],
+        ...["-f", "mp4", partial],
+      ],
+      { stdio: "inherit" },
+    ),
   );
-  renameSync(partial, file);
   return file;
 }
 
-/** A small real video (320×240 H.264, 3 s, AAC): the 1 KiB-chunk upload's file. Cached in the temp dir. */
+/** A small real video (320×240 H.264, 3 s, AAC): the 1 KiB-chunk upload's file. Cached by recipe, written whole. */
 export function smallVideo(): string {
-  const dir = path.join(os.tmpdir(), "p6-upload-media");
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, "small-240p-3s-v1.mp4");
+  const file = path.join(recipeDir("p6-upload-media", [import.meta.filename]), "small-240p-3s.mp4");
   if (existsSync(file)) return file;
   const { ffmpeg } = resolveBinaries(process.env);
-  const partial = `${file}.part.mp4`;
-  execFileSync(ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi"],
-    ...["-i", "sine=frequency=220:sample_rate=44100", "-t", "3", "-c:v", "libx264", "-c:a", "aac", partial],
-  ]);
-  renameSync(partial, file);
+  publishSync(file, (partial) =>
+    execFileSync(ffmpeg, [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi"],
+      ...["-i", "sine=frequency=220:sample_rate=44100", "-t", "3", "-c:v", "libx264", "-c:a", "aac"],
+      ...["-f", "mp4", partial],
+    ]),
+  );
   return file;
 }
