@@ -139,7 +139,7 @@ export const imageWatermark = defineOperation({
     try {
       result = await ctx.timing.measure("process", () =>
         inWorker
-          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env)), ctx.priority)
+          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env), ctx.timing), ctx.priority)
           .catch(imageError),
       );
     } catch (error) {
