@@ -23,7 +23,8 @@ async function errorCode(response: Response) {
  * gives (403 for a missing scope), but writes a row only once a key is established: a request without a valid
  * key, or refused by the key's rate limit, writes nothing, so a stranger cannot turn traffic into D1 writes.
  * The row is written after the response, in waitUntil, to the account's own log (a Durable Object, not D1:
- * src/requests/request-log.ts).
+ * src/requests/request-log.ts), together with the rows of the isolate's other requests for that account in the
+ * same 50 ms (src/requests/log.ts).
  */
 export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();

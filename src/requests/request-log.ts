@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { and, asc, count, desc, eq, gte, inArray, lt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { REQUESTS_DDL, type RequestEntry, requests } from "./schema";
 
@@ -11,34 +11,49 @@ export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 export type RequestFilter = { statusClass?: StatusClass; keyId?: string; beforeId?: string; limit: number };
 
+const placeholders = {
+  id: sql.placeholder("id"),
+  keyId: sql.placeholder("keyId"),
+  method: sql.placeholder("method"),
+  route: sql.placeholder("route"),
+  status: sql.placeholder("status"),
+  durationMs: sql.placeholder("durationMs"),
+  errorCode: sql.placeholder("errorCode"),
+  createdAt: sql.placeholder("createdAt"),
+};
+
 /**
  * One object per account: its request log, in the object's own SQLite (docs/decisions.md "Request log"). A
  * request's row costs a write here, in the account's object, instead of a write to the one D1 database every
  * account shares, so the log's write rate grows with the number of accounts rather than capping the service.
  * The object is single-threaded, so the row count it keeps in memory is exact and the log never holds more
- * than REQUEST_LOG_LIMIT rows: each insert past the limit deletes the oldest rows in the same call.
+ * than REQUEST_LOG_LIMIT rows: each write past the limit deletes the oldest rows in the same call (and so in
+ * the same implicit transaction).
  */
 export class RequestLog extends DurableObject<Env> {
   private readonly db = drizzle(this.ctx.storage);
   private rows: number;
-  private readonly limit: number;
+  // Prepared once: the insert is on every API request's path, and drizzle would otherwise build its SQL anew
+  // for each row.
+  private readonly insert = this.db
+    .insert(requests)
+    .values(placeholders)
+    .onConflictDoNothing()
+    .returning({ id: requests.id })
+    .prepare();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(REQUESTS_DDL);
     this.rows = this.db.select({ n: count() }).from(requests).get()?.n ?? 0;
-    this.limit = REQUEST_LOG_LIMIT;
   }
 
-  /** Stores one request (once: a repeated id changes nothing) and trims the log to its newest rows. */
-  record(entry: RequestEntry, limit = this.limit): void {
-    const inserted = this.db
-      .insert(requests)
-      .values(entry)
-      .onConflictDoNothing()
-      .returning({ id: requests.id })
-      .all();
-    this.rows += inserted.length;
+  /**
+   * Stores requests (each once: a repeated id changes nothing) and trims the log to its newest `limit` rows.
+   * The Worker sends the entries of one isolate's requests together (src/requests/log.ts).
+   */
+  record(entries: RequestEntry[], limit = REQUEST_LOG_LIMIT): void {
+    for (const entry of entries) this.rows += this.insert.all(entry).length;
     if (this.rows <= limit) return;
     const oldest = this.db
       .select({ id: requests.id })

@@ -103,6 +103,15 @@ describe("console request log", () => {
     }
   });
 
+  it("logs every one of many requests at once, each once (an isolate sends them to the account's log together)", async () => {
+    const { key, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const made = await Promise.all(Array.from({ length: 12 }, () => api("/v1/tasks", key)));
+    const ids = made.map((m) => m.requestId).sort();
+    expect(new Set(ids).size).toBe(12);
+    expect((await storedRows(accountId)).map((r) => r.id)).toEqual(ids);
+  });
+
   it("keeps the newest 1,000 rows per account, and no other account's rows are trimmed", async () => {
     const { client, key, email } = await signedUp();
     const accountId = await accountOf(email);
@@ -110,20 +119,20 @@ describe("console request log", () => {
     // 1,000 old rows (ids below any real request_id) for this account, 5 for the other, through the object's
     // own write path.
     const seed = (account: string, n: number, tag: string) =>
-      runInDurableObject(requestLogFor(env, account), (log: RequestLog) => {
-        for (let i = 1; i <= n; i++) {
-          log.record({
-            id: `0000000000000000000${tag}${String(i).padStart(6, "0")}`,
+      runInDurableObject(requestLogFor(env, account), (log: RequestLog) =>
+        log.record(
+          Array.from({ length: n }, (_, k) => ({
+            id: `0000000000000000000${tag}${String(k + 1).padStart(6, "0")}`,
             keyId: "seed",
             method: "GET",
             route: "/v1/tasks",
             status: 200,
             durationMs: 1,
             errorCode: null,
-            createdAt: i,
-          });
-        }
-      });
+            createdAt: k + 1,
+          })),
+        ),
+      );
     await seed(accountId, 1000, "A");
     await seed(otherAccount, 5, "B");
     expect(await countOf(accountId)).toBe(1000);
@@ -147,20 +156,20 @@ describe("console request log", () => {
     const made: string[] = [];
     for (let i = 0; i < 3; i++) made.push((await api(`/v1/tasks/${UNKNOWN_TASK}`, key)).requestId);
     // 120 rows besides, older than the three: 2xx and 4xx alternating.
-    await runInDurableObject(requestLogFor(env, accountId), (log: RequestLog) => {
-      for (let i = 1; i <= 120; i++) {
-        log.record({
-          id: `00000000000000000000${String(i).padStart(6, "0")}`,
+    await runInDurableObject(requestLogFor(env, accountId), (log: RequestLog) =>
+      log.record(
+        Array.from({ length: 120 }, (_, k) => ({
+          id: `00000000000000000000${String(k + 1).padStart(6, "0")}`,
           keyId: "seed",
           method: "GET",
           route: "/v1/tasks",
-          status: i % 2 === 0 ? 200 : 404,
+          status: (k + 1) % 2 === 0 ? 200 : 404,
           durationMs: 1,
-          errorCode: i % 2 === 0 ? null : "not-found",
-          createdAt: i,
-        });
-      }
-    });
+          errorCode: (k + 1) % 2 === 0 ? null : "not-found",
+          createdAt: k + 1,
+        })),
+      ),
+    );
     const seen: string[] = [];
     let path: string | undefined = "/console/requests?status=4xx";
     while (path) {
