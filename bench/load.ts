@@ -24,7 +24,7 @@ import autocannon from "autocannon";
 import { chooseEngineFfmpeg, describeFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
-import { LOCAL_TRACES, type Service, startService } from "./lib/service.ts";
+import { LOCAL_TRACES, type Service, STATE_PARENT, startService } from "./lib/service.ts";
 import { type TaskState, tallyTasks } from "./lib/tally.ts";
 import { PERF_SERVICE_ENV, profileThreads, removePerfMaps, requirePerf } from "./lib/thread-profile.ts";
 
@@ -48,15 +48,6 @@ const HOSTILE = process.env.BENCH_HOSTILE !== "0";
 const HOSTILE_SLOW = HOSTILE ? 6 : 0;
 const HOSTILE_LARGE = HOSTILE ? 2 : 0;
 const HOSTILE_TASKS = HOSTILE ? 6 : 0;
-/**
- * The service's throwaway local state (D1 and Durable Object SQLite, R2) goes on tmpfs when the machine has
- * one (BENCH_STATE_ON_DISK=1: the temp dir as before). On one disk with the engine's downloads, every SQLite
- * fsync of the local D1 waited for the engine's writes (ext4 commits them together): the Worker's half of a
- * loaded probe took 830 ms p50 instead of 240 (docs/performance.md). In production D1 and Durable Object
- * storage are not on the engine's disk.
- */
-const STATE_PARENT =
-  process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 /**
  * BENCH_CORES=split: the Worker's processes on one core, the engine's and the bench's on the others (see
  * splitCores); "shared" (the default): wherever the scheduler puts them.
