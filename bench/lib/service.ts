@@ -19,7 +19,7 @@ export type Service = {
  * wrangler dev's local trace collector (X_LOCAL_OBSERVABILITY, on by default in wrangler 4.164: the local explorer's
  * logs and traces) receives a tail event for every invocation of the Worker, its Durable Objects and its queue
  * consumer, and stores it, on the same workerd thread as the Worker. Under bench:load it took 16 % of that thread's
- * CPU, 12 points of a core (perf; docs/performance.md "The thread the Worker shares in `wrangler dev`").
+ * CPU, 12 points of a core (perf; docs/performance.md "The Worker's thread in `wrangler dev`").
  * Production has no such collector on the Worker's thread, so benchmarks turn it off; BENCH_LOCAL_TRACES=1 keeps
  * wrangler's default.
  */
