@@ -50,7 +50,8 @@ const ENTRIES: Record<string, Entry> = {
       /^floor-video\.watermark: /m,
       /^engine-rss: idle \d+ MiB/m,
     ],
-    timeoutMs: 300_000,
+    // About 30 process starts (engine, direct, floor, local file per operation): 4 min at load 30 here.
+    timeoutMs: 600_000,
   },
   "bench:engine-cpu": {
     script: "bench/engine-cpu.ts",
