@@ -21,7 +21,7 @@ type Task = { id: string; status: string; outputs: { url: string; step?: string 
  * pipeline-vs-chained: the issue's example as one pipeline task against the same five operations as separate
  * tasks chained through their output URLs (each created once the one it reads has succeeded, as a client
  * does), on the 60 s 1080p source, one after the other in one run; wall time from the first POST to the last
- * task's end. Goal ≤ 0.7×. `npm run bench -- --pipeline-only` runs this line alone.
+ * task's end. Goal ≤ 0.7×. `npm run bench -- pipeline` runs this line alone.
  */
 export async function pipelineBenchmark(service: Service) {
   const file = benchMedia();

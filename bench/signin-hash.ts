@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Service } from "./lib/service.ts";
+import { sized } from "./lib/smoke.ts";
 
-const RUNS = 21;
+const RUNS = sized(21, 2);
 const PASSWORD = "bench password, long enough";
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
@@ -21,11 +21,22 @@ export type Service = {
  * wrangler dev's local trace collector (X_LOCAL_OBSERVABILITY, on by default in wrangler 4.164: the local explorer's
  * logs and traces) receives a tail event for every invocation of the Worker, its Durable Objects and its queue
  * consumer, and stores it, on the same workerd thread as the Worker. Under bench:load it took 16 % of that thread's
- * CPU, 12 points of a core (perf; docs/performance.md "The thread the Worker shares in `wrangler dev`").
+ * CPU, 12 points of a core (perf; docs/performance.md "The Worker's thread in `wrangler dev`").
  * Production has no such collector on the Worker's thread, so benchmarks turn it off; BENCH_LOCAL_TRACES=1 keeps
  * wrangler's default.
  */
 export const LOCAL_TRACES = process.env.BENCH_LOCAL_TRACES === "1";
+
+/**
+ * Where every bench's service keeps its throwaway local state (D1 and Durable Object SQLite, R2): tmpfs when the
+ * machine has one (BENCH_STATE_ON_DISK=1: the temp dir). workerd commits each local SQLite write with an fsync
+ * on the thread that runs the Worker: on disk, under `npm run bench`'s authenticated reads, the fsyncs of the
+ * key gate's rate window took 15 % of that thread (perf, docs/performance.md), and under bench:load every fsync
+ * of the local D1 waited for the engine's downloads on the same disk (a loaded probe's Worker half 830 ms p50
+ * instead of 240). In production, D1 and Durable Object storage do not fsync on the Worker's thread.
+ */
+export const STATE_PARENT =
+  process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 
 /**
  * Starts the service exactly as `npm run dev` does, on its own ports and with its own fresh local state, so a
@@ -37,7 +48,7 @@ export async function startService(
     port?: number;
     enginePort?: number;
     inspectorPort?: number;
-    /** Where the fresh local state (D1, Durable Objects, R2) is made; the system's temp dir by default. */
+    /** Where the fresh local state (D1, Durable Objects, R2) is made; STATE_PARENT by default. */
     stateParent?: string;
     /**
      * A seeded state directory the fresh one starts as a copy of (test/support/seeded-state.ts: the fonts
@@ -60,7 +71,7 @@ export async function startService(
     engine: options.enginePort ?? port + 1,
     inspector: options.inspectorPort ?? port + 442,
   };
-  const stateDir = mkdtempSync(path.join(options.stateParent ?? os.tmpdir(), "p6-bench-state-"));
+  const stateDir = mkdtempSync(path.join(options.stateParent ?? STATE_PARENT, "p6-bench-state-"));
   if (options.stateTemplate) cpSync(options.stateTemplate, stateDir, { recursive: true });
   const lines: string[] = [];
   const seen: string[] = [];

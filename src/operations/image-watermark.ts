@@ -121,7 +121,7 @@ export const imageWatermark: WorkerOperation<"image.watermark"> = {
     try {
       result = await ctx.timing.measure("process", () =>
         inWorker
-          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env)), ctx.priority)
+          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env), ctx.timing), ctx.priority)
           .catch(imageError),
       );
     } catch (error) {
