@@ -1,0 +1,28 @@
+/**
+ * Writes the media matrix's table from the JSON of one or more runs (run.ts writes it beside its table;
+ * several when the files were split between runs with MATRIX_FILES): test-artifacts/matrix.md and the section
+ * of docs/media-support.md between its `matrix:start` and `matrix:end` markers. `npm run test:matrix --
+ * --docs` does the same after a whole run.
+ *
+ *   node containers/ffmpeg/test/matrix/docs.ts test-artifacts/matrix.json [more.json …]
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fromJson, matrixMarkdown, type toJson, totalsLine, writeMatrixSection } from "./matrix.ts";
+import { RECIPES } from "./recipes.ts";
+
+const files = process.argv.slice(2);
+if (files.length === 0) throw new Error("usage: docs.ts run.json [more.json …]");
+const runs = files.map((f) => JSON.parse(readFileSync(f, "utf8")) as ReturnType<typeof toJson>);
+const result = fromJson(runs);
+const seen = new Set([...result.rows.map((r) => r.file), ...result.unmade.map((u) => u.recipe.name)]);
+const missing = RECIPES.filter((r) => !seen.has(r.name)).map((r) => r.name);
+if (missing.length > 0) throw new Error(`not a whole matrix: no runs of ${missing.join(", ")}`);
+const started = runs.map((r) => r.started).sort()[0]!;
+const root = path.join(import.meta.dirname, "../../../..");
+writeFileSync(
+  path.join(root, "test-artifacts/matrix.md"),
+  `# Media matrix (${started})\n\n${matrixMarkdown(result)}`,
+);
+writeMatrixSection(path.join(root, "docs/media-support.md"), started, matrixMarkdown(result));
+console.log(`totals: ${totalsLine(result)}`);
