@@ -112,7 +112,9 @@ export type OutputFormat =
   | "opus"
   | "ogg"
   | "mka"
-  | "3gp";
+  | "3gp"
+  | "aiff"
+  | "caf";
 
 /** Header X-Engine-Result of a file answer: decisions.md §5 result fields minus id/url/expires_at/type. */
 export interface EngineResult {

@@ -4795,6 +4795,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };
@@ -4831,6 +4833,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };

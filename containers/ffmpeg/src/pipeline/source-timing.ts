@@ -48,6 +48,7 @@ export function guessedRate(rFrameRate: string | undefined, avgFrameRate: string
 
 interface TailPacket {
   pts_time?: string;
+  dts_time?: string;
   duration_time?: string;
   flags?: string;
 }
@@ -154,15 +155,78 @@ export interface ShownFrame {
   time: number;
   /** The frame before it (null when it is the first listed), seconds from the input's start. */
   before: number | null;
+  /**
+   * Where an input `-ss` must point for the decode to start at a keyframe the shown frame is decoded from
+   * (seekPoint), seconds from the input's start; null where a seek to the shown frame's time does that.
+   */
+  seek: number | null;
 }
 
 /** Seconds before a time whose packets are listed to find the frame shown then, widened to the start when none is. */
 const SHOWN_LOOKBACK = 10;
 
 /**
+ * Demuxers whose seek is not to a keyframe: MPEG-TS has no index, and ffmpeg 5.1 finds a time by a binary
+ * search over the byte positions of packets of any kind (mpegts_get_dts indexes every packet as a
+ * keyframe), so `-ss` lands on the packet just before the time, mostly a predicted picture; the decoder
+ * then drops every picture up to the next keyframe, after the time asked.
+ */
+const INEXACT_SEEK = new Set(["mpegts"]);
+
+/** A listed video packet: its times from the input's start, and whether it is a keyframe. */
+interface Listed {
+  pts: number;
+  dts: number;
+  key: boolean;
+}
+
+/**
+ * Where an input `-ss` must point (seconds from the input's start) so that the frame presented at `shown`
+ * decodes: at the decode time of the last keyframe presented at or before it (a microsecond earlier; an
+ * input seek lands on the last packet decoded at or before the time asked, so on that keyframe or before
+ * it, whatever the demuxer). Null where `-ss shown` already decodes it: an indexed demuxer seeks to the last
+ * keyframe decoded at or before the time, which is that keyframe unless a later one is decoded before
+ * `shown` but presented after it (an open GOP's CRA picture, whose leading pictures, `shown` among them,
+ * do not decode from it). Where no keyframe is listed at or before `shown` (a GOP longer than the listing),
+ * an inexact demuxer decodes from the input's start (0).
+ */
+export function seekPoint(packets: readonly Listed[], shown: number, demuxer: string): number | null {
+  const keys = packets.filter((p) => p.key);
+  const anchor = keys
+    .filter((k) => k.pts <= shown + 1e-6)
+    .sort((a, b) => a.dts - b.dts)
+    .at(-1);
+  const inexact = INEXACT_SEEK.has(demuxer);
+  if (anchor === undefined) return inexact ? 0 : null;
+  const lands = keys
+    .filter((k) => k.dts <= shown)
+    .sort((a, b) => a.dts - b.dts)
+    .at(-1);
+  if (!inexact && (lands === undefined || lands.pts <= shown + 1e-6)) return null;
+  return Math.max(0, anchor.dts - (inexact ? INEXACT_MARGIN : 1e-6));
+}
+
+/**
+ * Seconds an inexact demuxer's seek points before the keyframe: a transport stream's audio is muxed up to
+ * 0.7 s away from the video of the same time (ffmpeg's max_delay), and the decode's audio must reach back
+ * to the keyframe's time too.
+ */
+const INEXACT_MARGIN = 1;
+
+const listed = (packets: readonly TailPacket[], startTime: number): Listed[] =>
+  packets.flatMap((p) => {
+    const pts = num(p.pts_time);
+    const dts = num(p.dts_time) ?? pts;
+    return pts === null || dts === null
+      ? []
+      : [{ pts: pts - startTime, dts: dts - startTime, key: (p.flags ?? "").includes("K") }];
+  });
+
+/**
  * The frame the source shows at `at` (seconds from the input's start): the last one presented at or before
- * it, edit lists honoured (packets they hide are never shown). Null when no frame is presented then (the
- * video starts later, or has ended) or its packets do not say.
+ * it, edit lists honoured (packets they hide are never shown), and where a seek must point to decode it
+ * (seekPoint). Null when no frame is presented then (the video starts later, or has ended) or its packets
+ * do not say.
  */
 export async function frameShownAt(ctx: JobContext, input: Input, at: number): Promise<ShownFrame | null> {
   const { startTime } = input.info;
@@ -172,7 +236,11 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
       ctx.config.binaries.ffprobe,
       [
         ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
-        ...["-show_entries", "packet=pts_time,duration_time,flags:stream=time_base", ...input.args()],
+        ...[
+          "-show_entries",
+          "packet=pts_time,dts_time,duration_time,flags:stream=time_base",
+          ...input.args(),
+        ],
       ],
       ctx.signal,
     );
@@ -190,11 +258,39 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
     // A listing that starts at its shown frame may not hold the one before it: read from the start then.
     if (time !== undefined && (times.length > 1 || from <= startTime)) {
       const before = times.length > 1 ? times.at(-2)! : null;
-      return { time: time - startTime, before: before === null ? null : before - startTime };
+      const seek = seekPoint(listed(packets, startTime), time - startTime, input.sniffed.demuxer);
+      return { time: time - startTime, before: before === null ? null : before - startTime, seek };
     }
     if (from <= startTime) break;
   }
   return null;
+}
+
+/**
+ * For a demuxer whose seek is inexact (MPEG-TS), where an input `-ss` must point to decode the frame shown
+ * at `at` (seekPoint; seconds from the input's start): its packets listed, not decoded. Null for the other
+ * demuxers, which need no listing (a cover's one ffmpeg seeks by itself), and when the packets do not say.
+ */
+export async function inexactSeekPoint(ctx: JobContext, input: Input, at: number): Promise<number | null> {
+  if (!INEXACT_SEEK.has(input.sniffed.demuxer)) return null;
+  const { startTime } = input.info;
+  const limit = startTime + at + 1e-6;
+  const from = Math.max(startTime, limit - SHOWN_LOOKBACK);
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
+      ...["-show_entries", "packet=pts_time,dts_time,flags", ...input.args()],
+    ],
+    ctx.signal,
+  );
+  const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
+  const frames = listed(packets, startTime);
+  const shown = frames
+    .filter((f) => f.pts <= at + 1e-6)
+    .sort((a, b) => a.pts - b.pts)
+    .at(-1);
+  return seekPoint(frames, shown?.pts ?? at, input.sniffed.demuxer);
 }
 
 /** A first audio packet placed before a gap: where it belongs (right before the second one). */
