@@ -54,6 +54,13 @@ interface TailPacket {
 }
 
 /**
+ * A video packet's presentation time: its pts, else its dts where the container stores none (AVI: ffprobe
+ * lists `pts_time=N/A` for every packet; without B-frames a frame is presented at its decode time), which
+ * left a trim of an AVI without the shown frame and the end of the window (h264-pcm.avi of the media matrix).
+ */
+const presented = (p: TailPacket): number | null => num(p.pts_time) ?? num(p.dts_time);
+
+/**
  * A video packet's duration, null when unknown: none listed, or a single tick of its time base, which ffmpeg
  * gives a Matroska block without one (an 8×8 WebM's lone frame, shown for the file's 1 s, "lasted" 1 ms).
  */
@@ -86,7 +93,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
       ...["-select_streams", "v:0", "-read_intervals", interval],
       ...[
         "-show_entries",
-        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration,time_base",
+        "packet=pts_time,dts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration,time_base",
       ],
       ...input.args(),
     ],
@@ -95,7 +102,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
   const stream = probe.streams?.[0];
   // Packets an edit list hides (flag D) are never shown.
   const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
-  const times = packets.map((p) => num(p.pts_time));
+  const times = packets.map(presented);
   if (stream === undefined || times.some((t) => t === null)) return null;
   // With a window: the frames before its end are the ones it shows, the first one after it ends the last.
   const limit = until === undefined ? Number.POSITIVE_INFINITY : startTime + until;
@@ -215,7 +222,7 @@ const INEXACT_MARGIN = 1;
 
 const listed = (packets: readonly TailPacket[], startTime: number): Listed[] =>
   packets.flatMap((p) => {
-    const pts = num(p.pts_time);
+    const pts = presented(p);
     const dts = num(p.dts_time) ?? pts;
     return pts === null || dts === null
       ? []
@@ -245,12 +252,12 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
       ctx.signal,
     );
     const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
-    const all = packets.map((p) => num(p.pts_time)).filter((t): t is number => t !== null);
+    const all = packets.map(presented).filter((t): t is number => t !== null);
     const times = all.filter((t) => t <= limit).sort((a, b) => a - b);
     const time = times.at(-1);
     // The video's last frame, ended by its own duration before `at` (a file cut short): nothing is shown.
     const ownEnd = (t: number) => {
-      const packet = packets.find((p) => num(p.pts_time) === t);
+      const packet = packets.find((p) => presented(p) === t);
       const d = packet === undefined ? null : frameDuration(packet, probe.streams?.[0]);
       return d !== null && d > 0 ? t + d : Number.POSITIVE_INFINITY;
     };
