@@ -96,11 +96,47 @@ export function fromJson(runs: readonly ReturnType<typeof toJson>[]): MatrixResu
   return { rows, unmade };
 }
 
+/**
+ * The rows a run printed (run.ts: one line per run, `describe`'s words), for a run stopped before it wrote
+ * its JSON: verdicts as printed, params not (the table shows none for them).
+ */
+export function fromLog(text: string): MatrixResult {
+  const rows: Row[] = [];
+  const unmade: MatrixResult["unmade"] = [];
+  for (const line of text.split("\n")) {
+    const gone = /^not made here: ([^:]+): (.*)$/.exec(line);
+    const made = gone === null ? null : byName.get(gone[1]!);
+    if (gone !== null && made !== undefined && made !== null) unmade.push({ recipe: made, error: gone[2]! });
+    const m = /^(\S+)\s+(.+?)\s{2,}(ok-refused|ok|WRONG|ERROR)(.*) \((\d+) ms\)$/.exec(line);
+    if (m === null || !byName.has(m[1]!)) continue;
+    const [, file, label, kind, rest, ms] = m as unknown as string[];
+    const text = rest!.replace(/^[:\s]+/, "").replace(/^\((.*)\)$/, "$1");
+    const verdict: Verdict =
+      kind === "ok"
+        ? { kind: "ok", notes: text === "" ? [] : [text] }
+        : kind === "ok-refused"
+          ? { kind: "ok-refused", detail: text }
+          : kind === "WRONG"
+            ? { kind: "wrong", why: [text] }
+            : { kind: "error", detail: text };
+    rows.push({ file: file!, label: label!, params: {}, verdict, ms: Number(ms) });
+  }
+  return { rows, unmade };
+}
+
+/** Results merged: a later run's row of a file and label replaces an earlier one's. */
+export function merged(results: readonly MatrixResult[]): MatrixResult {
+  const rows = new Map<string, Row>();
+  for (const r of results) for (const row of r.rows) rows.set(`${row.file}\u0000${row.label}`, row);
+  const unmade = new Map(results.flatMap((r) => r.unmade).map((u) => [u.recipe.name, u]));
+  return { rows: [...rows.values()], unmade: [...unmade.values()] };
+}
+
 /** The totals issue 43 asks for: files, runs, exact, refused with the documented 4xx, wrong, 5xx. */
 export function matrixTotals({ rows, unmade }: MatrixResult) {
   const t = totals(rows);
   return {
-    files: new Set(rows.map((r) => r.file)).size,
+    files: new Set([...rows.map((r) => r.file), ...unmade.map((u) => u.recipe.name)]).size,
     unmade: unmade.length,
     runs: rows.length,
     exact: t.ok,
