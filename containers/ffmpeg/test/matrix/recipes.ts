@@ -393,7 +393,8 @@ export const RECIPES: readonly Recipe[] = [
       "-movflags",
       "frag_keyframe+empty_moov",
     ],
-    refused: { status: 415, message: /no (decodable )?(video|audio)|holds no|no samples|no frames/ },
+    // A fast trim's first probe seeks, which a file without samples fails: its 415 says it cannot be decoded.
+    refused: { status: 415, message: /no audio or video stream|truncated or cannot be decoded/ },
     note: "nothing to present: the documented 415",
   },
 ];
