@@ -26,6 +26,8 @@ const CONTENT_TYPES: Record<string, string> = {
   ogg: "audio/ogg",
   mka: "audio/x-matroska",
   "3gp": "audio/3gpp",
+  aiff: "audio/aiff",
+  caf: "audio/x-caf",
 };
 
 /** Every Content-Type an output file can have (the /files route documents them): the engine's, and JSON. */

@@ -1861,7 +1861,7 @@ export interface components {
        * @description The source codec's container.
        * @enum {string}
        */
-      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp";
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp" | "aiff" | "caf";
       /** @description Size of the produced file in bytes. */
       size_bytes: number;
       /** @description Duration of the output in seconds. */
@@ -1929,7 +1929,7 @@ export interface components {
        * @description The asked format; with original, the container that holds the stream.
        * @enum {string}
        */
-      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp";
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp" | "aiff" | "caf";
       /** @description Size of the produced file in bytes. */
       size_bytes: number;
       /** @description Duration of the output in seconds. */
@@ -6476,6 +6476,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };
@@ -6512,6 +6514,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };

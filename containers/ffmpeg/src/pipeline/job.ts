@@ -12,7 +12,7 @@ import {
   type ImageHeader,
   mp4Truncation,
   notAnImage,
-  readImageHeader,
+  readImageHeaderFrom,
   type Sniffed,
   sniff,
   stillImageInMp4,
@@ -265,7 +265,8 @@ export async function checkedImageHeader(
   format: string,
   label: string,
 ): Promise<ImageHeader> {
-  const header = await readImageHeader((o, l) => source.read(o, l), format);
+  const read = await readImageHeaderFrom((o, l) => source.read(o, l), LIMITS.maxImageBytes);
+  const header = read?.format === format ? read : null;
   if (header === null || header.width === 0 || header.height === 0) {
     throw unsupported(`${label} is truncated or its header cannot be read`);
   }

@@ -9,7 +9,13 @@ import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/param
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { amrAudioInput } from "./amr-cut.ts";
-import { audioTiming, exactAacArgs, restampedAacInput, STAMP_FROM_FIRST } from "./audio-encode.ts";
+import {
+  audioTiming,
+  exactAacArgs,
+  restampedAacInput,
+  STAMP_FROM_FIRST,
+  statedAudioEnd,
+} from "./audio-encode.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   checkedImageHeader,
@@ -235,6 +241,12 @@ async function run(
   // AMR: its samples read from a copy stamped by them (amr-cut.ts), encoded from there.
   const amr = restamped === null && audio !== null ? await amrAudioInput(ctx, input, 0) : null;
   const audioInput = restamped ?? amr ?? [];
+  // Audio encoded to AAC ends where an MP4 source states it does (its edit list: Opus's and AC-3's end
+  // padding, which ffmpeg 5.1 decodes; av1-opus.mp4 of the media matrix decoded 14 ms more), read only then.
+  const encodedAudioFilters = async () => {
+    const stated = audio === null ? null : await statedAudioEnd(ctx, input, audio.index);
+    return stated === null ? [STAMP_FROM_FIRST] : [STAMP_FROM_FIRST, `atrim=end=${sec(stated)}`];
+  };
   // That M4A is the input after the source and the mark (a text mark without a PNG has none).
   const audioInputIndex = marked.inputs.length > 0 ? 2 : 1;
   const audioArgs =
@@ -256,7 +268,7 @@ async function run(
                       ? []
                       : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
                   ]
-                : await exactAacArgs(ctx, input, sourceArgs, audio, [STAMP_FROM_FIRST], "160k")),
+                : await exactAacArgs(ctx, input, sourceArgs, audio, await encodedAudioFilters(), "160k")),
             ];
   await ctx
     .runFfmpeg(

@@ -22,11 +22,24 @@ export const OUTPUT_FORMATS = [
   "ogg",
   "mka",
   "3gp",
+  "aiff",
+  "caf",
 ] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The formats an audio output can be in: an encode's (mp3 m4a wav flac opus) or a copy's container. */
-const AUDIO_OUTPUT_FORMATS = ["mp3", "m4a", "wav", "flac", "opus", "ogg", "mka", "3gp"] as const;
+const AUDIO_OUTPUT_FORMATS = [
+  "mp3",
+  "m4a",
+  "wav",
+  "flac",
+  "opus",
+  "ogg",
+  "mka",
+  "3gp",
+  "aiff",
+  "caf",
+] as const;
 
 const sizeBytes = z.number().int().min(0).openapi({ description: "Size of the produced file in bytes." });
 const width = z.number().int().openapi({ description: "Width of the output in pixels." });
