@@ -1,7 +1,11 @@
 import type { Hono } from "hono";
 // The browser half of @simplewebauthn, imported as text (wrangler.toml [[rules]] Text) and served from here: no CDN.
 import WEBAUTHN_BROWSER from "../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js";
+import UPLOADS_PAGE from "./bundled/uploads-page.bundle.js";
+import UPPY_STYLES from "./bundled/uppy.bundle.css";
+import UPPY from "./bundled/uppy.bundle.js";
 import type { ConsoleEnv } from "./context";
+import { CONSOLE, consolePaths } from "./paths";
 
 /**
  * Runs a passkey ceremony for each `form[data-webauthn]` when it is submitted: the options come from the form's
@@ -31,11 +35,27 @@ document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
 });
 `;
 
+const SCRIPT = "text/javascript; charset=utf-8";
+
+/**
+ * The browser files the console serves itself (no CDN), to anyone: the passkey library, and Uppy with its
+ * stylesheet and the Uploads page's script (src/console/bundled, `npm run console:build`). Uppy's files may be
+ * loaded by a customer's own page too: they are the same library as Uppy's CDN build.
+ */
+const FILES: [path: string, body: string, type: string][] = [
+  [consolePaths.webauthnScript, WEBAUTHN_BROWSER, SCRIPT],
+  [consolePaths.uppyScript, UPPY, SCRIPT],
+  [consolePaths.uppyStyles, UPPY_STYLES, "text/css; charset=utf-8"],
+  [consolePaths.uploadsScript, UPLOADS_PAGE, SCRIPT],
+];
+
+/** The console's paths of the files above, which need no session. */
+export const ASSET_PATHS: readonly string[] = FILES.map(([path]) => path);
+
 export function registerAssets(app: Hono<ConsoleEnv>) {
-  app.get("/assets/webauthn.js", (c) =>
-    c.body(WEBAUTHN_BROWSER, 200, {
-      "Content-Type": "text/javascript; charset=utf-8",
-      "Cache-Control": "public, max-age=86400",
-    }),
-  );
+  for (const [path, body, type] of FILES) {
+    app.get(path.slice(CONSOLE.length), (c) =>
+      c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=86400" }),
+    );
+  }
 }

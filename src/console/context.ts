@@ -7,6 +7,8 @@ export type ConsoleEnv = {
   Variables: AppEnv["Variables"] & {
     /** Per-response nonce of the Content-Security-Policy (inline style and scripts). */
     nonce: string;
+    /** The page uploads from the browser: its CSP allows connections to this origin (securityHeaders). */
+    connectSelf?: boolean;
     /** The CSRF token every form of this response carries. */
     csrf: string;
     /** The parsed body of a POST, after its CSRF token was checked. */

@@ -29,6 +29,12 @@ export const consolePaths = {
   passkeys: `${CONSOLE}/security/passkeys`,
   removePasskey: (id: string) => `${CONSOLE}/security/passkeys/${id}/remove`,
   webauthnScript: `${CONSOLE}/assets/webauthn.js`,
+  uploads: `${CONSOLE}/uploads`,
+  grantUpload: `${CONSOLE}/uploads/direct`,
+  deleteUpload: (uploadId: string) => `${CONSOLE}/uploads/${uploadId}/delete`,
+  uppyScript: `${CONSOLE}/assets/uppy.js`,
+  uppyStyles: `${CONSOLE}/assets/uppy.css`,
+  uploadsScript: `${CONSOLE}/assets/uploads-page.js`,
 };
 
 /** Where to go after signing in: only a console path of this origin, never an open redirect. */

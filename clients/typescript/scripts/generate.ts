@@ -50,7 +50,11 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
           name: "workers-only-modules",
           setup(b) {
             b.onResolve(
-              { filter: /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$/ },
+              {
+                // The console's browser bundles (Text modules in wrangler.toml) play no part in the document.
+                filter:
+                  /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png|bundle\.js|bundle\.css)(\?module)?$/,
+              },
               (a) => ({
                 path: a.path,
                 namespace: "stub",

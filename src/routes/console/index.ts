@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import { registerAssets } from "../../console/assets";
+import { ASSET_PATHS, registerAssets } from "../../console/assets";
 import type { ConsoleEnv } from "../../console/context";
 import { consoleError, notFound } from "../../console/errors";
 import { registerAuthPages } from "../../console/pages/auth";
@@ -20,7 +20,10 @@ import { securityHeaders } from "../../dashboard/middleware";
 import type { AppEnv } from "../../http/context";
 
 const READS = new Set(["GET", "HEAD"]);
-/** Pages anyone may open; their forms carry the pre-session's CSRF token (checked by their own handlers). */
+/**
+ * Pages anyone may open (their forms carry the pre-session's CSRF token, checked by their own handlers) and the
+ * console's browser files.
+ */
 const PUBLIC = new Set([
   consolePaths.signIn,
   consolePaths.signInPasskey,
@@ -28,7 +31,7 @@ const PUBLIC = new Set([
   consolePaths.verify,
   consolePaths.reset,
   consolePaths.resetNew,
-  consolePaths.webauthnScript,
+  ...ASSET_PATHS,
 ]);
 
 /**
