@@ -33,6 +33,8 @@ const worker = defineProject({
           ALLOW_PRIVATE_SOURCES: "true",
           // Console mail lands in the local mailbox (src/mail/mailbox.ts), where the tests read it.
           MAIL_TRANSPORT: "mailbox",
+          // Mail links point here whatever Host a request names (test/helpers/api.ts's BASE).
+          PUBLIC_ORIGIN: "http://api.test",
           // Held at sign-up and granted at verification (src/users/verification.ts), as npm run dev grants them.
           SIGNUP_CREDITS: "100",
           WEBHOOK_RETRY_DELAYS_SECONDS: "0,1,1,1,1",

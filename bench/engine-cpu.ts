@@ -13,8 +13,9 @@ import { readFileSync } from "node:fs";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
 import { chooseEngineFfmpeg, describeFfmpeg, engineFfmpegEnv } from "../scripts/lib/engine-ffmpeg.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
+import { sized } from "./lib/smoke.ts";
 
-const JOBS = Number(process.env.BENCH_JOBS ?? 20);
+const JOBS = Number(process.env.BENCH_JOBS ?? sized(20, 1));
 const SECRET = "bench-engine-cpu-secret-0123456789";
 const TYPES: [string, Record<string, unknown>][] = [
   ["video.probe", {}],
@@ -32,7 +33,11 @@ function cpu(pid: number) {
 type Cost = { node: number; children: number; wall: number };
 
 async function measure(label: string, env: Record<string, string>, url: string) {
-  const engine = await startEngine({ ENGINE_SECRET: SECRET, ALLOW_PRIVATE_SOURCES: "true", ...env });
+  // Started with time to spare: on a loaded machine the engine took 20-40 s to listen.
+  const engine = await startEngine(
+    { ENGINE_SECRET: SECRET, ALLOW_PRIVATE_SOURCES: "true", ...env },
+    { timeoutMs: 120_000 },
+  );
   const pid = engine.child.pid!;
   let n = 0;
   const job = async (type: string, params: Record<string, unknown>) => {
@@ -51,11 +56,11 @@ async function measure(label: string, env: Record<string, string>, url: string) 
     await res.arrayBuffer();
   };
   // After a job's response the engine still starts its warm processes and reaps the job's: let them settle.
-  const settle = () => new Promise((r) => setTimeout(r, 1500));
+  const settle = () => new Promise((r) => setTimeout(r, sized(1500, 100)));
   const costs = new Map<string, Cost>();
   try {
     for (const [type, params] of TYPES) {
-      for (let i = 0; i < 3; i++) await job(type, params); // warm pools and caches, as under load
+      for (let i = 0; i < sized(3, 1); i++) await job(type, params); // warm pools and caches, as under load
       await settle();
       const before = cpu(pid);
       const started = performance.now();

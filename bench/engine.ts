@@ -11,14 +11,15 @@
  * least any guard between ffmpeg and the source can add. Then the engine's RSS with a ~10 MB and
  * (BENCH_BIG=1) a ~1 GB source.
  *
- * BENCH_SHORT=1 leaves out the two long re-encodes (accurate trim, watermark: about a minute).
+ * BENCH_SHORT=1 leaves out the two long re-encodes (accurate trim, watermark: about a minute). BENCH_SMOKE=1
+ * runs every operation once on a 4 s 320×240 clip (bench/lib/smoke.ts): it proves the bench runs, nothing more.
  *
  * Output: one line per operation `engine-<op>: <ratio>x (<engine ms> vs <direct ms>)`, then
  * `trim-fast-vs-accurate: <ratio>x`, `local-<op>: …` and `floor-<op>: …` lines and `engine-rss: …`.
  */
 import { execFile, fork, spawn } from "node:child_process";
 import { createReadStream, existsSync } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -31,35 +32,52 @@ import {
   withSourcePlaceholders,
 } from "../containers/ffmpeg/src/pipeline/input-args.ts";
 import { isRelayUrl } from "../containers/ffmpeg/src/pipeline/relay.ts";
+import { publish, writeFileAtomic } from "../containers/ffmpeg/test/support/fixture-files.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
+import { SMOKE, sized } from "./lib/smoke.ts";
 
 const exec = promisify(execFile);
 const MEDIA = fileURLToPath(new URL("./.media/", import.meta.url));
 const REPLAY = path.join(MEDIA, "replay");
-const BIG = path.join(MEDIA, "bench-1080p-60s.mp4");
-const SMALL = path.join(MEDIA, "bench-10mb.mp4");
+const BIG = path.join(MEDIA, SMOKE ? "bench-smoke-4s.mp4" : "bench-1080p-60s.mp4");
+const SMALL = SMOKE ? BIG : path.join(MEDIA, "bench-10mb.mp4");
+/** Where the trims cut, in seconds of the source (60 s, or the smoke run's 4 s). */
+const AT = SMOKE ? { start: 1, mid: 2, end: 3 } : { start: 20, mid: 40, end: 50 };
 const HUGE = path.join(MEDIA, "bench-1gb.mp4");
 const SECRET = "bench-secret";
 const TEXT = "p6 bench";
+/**
+ * The text watermark as the Worker sends it: the engine draws no text, the Worker renders the mark (src/text)
+ * and sends it as the job's `text_mark` PNG, which the engine overlays like a logo (and writes to its job
+ * directory as text-mark.png, which the replayed command reads from REPLAY). Drawn here once by ffmpeg at
+ * TEXT_MARK_SIZE px, which is what the job says it was drawn at.
+ */
+const TEXT_MARK = path.join(MEDIA, "text-mark.png");
+const TEXT_MARK_SIZE = 54;
 // The ffmpeg the tests verify (5.x), printed; the engine started below inherits it.
 useEngineFfmpeg("bench");
 const bins = resolveBinaries(process.env);
 
+/** Runs ffmpeg; its output, the last argument, appears whole or not at all (fixture-files.ts). */
 async function ff(args: string[]): Promise<void> {
-  await exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 1 << 20 });
+  await publish(args.at(-1)!, (partial) =>
+    exec(bins.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args.slice(0, -1), partial], {
+      maxBuffer: 1 << 20,
+    }),
+  );
 }
 
 async function prepareMedia(): Promise<void> {
   await mkdir(REPLAY, { recursive: true });
   if (!existsSync(BIG)) {
-    console.log("generating bench/.media/bench-1080p-60s.mp4 (once) …");
+    console.log(`generating ${path.relative(process.cwd(), BIG)} (once) …`);
+    const [size, seconds] = SMOKE ? ["320x240", 4] : ["1920x1080", 60];
     await ff([
-      ...["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60"],
-      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60"],
+      ...["-f", "lavfi", "-i", `testsrc2=size=${size}:rate=30:duration=${seconds}`],
+      ...["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${seconds}`],
       ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k"],
-      ...["-shortest", "-movflags", "+faststart", `${BIG}.tmp.mp4`],
+      ...["-shortest", "-movflags", "+faststart", BIG],
     ]);
-    await exec("mv", [`${BIG}.tmp.mp4`, BIG]);
   }
   if (!existsSync(SMALL)) {
     const { size } = await stat(BIG);
@@ -70,20 +88,22 @@ async function prepareMedia(): Promise<void> {
     const { size } = await stat(BIG);
     const loops = Math.ceil((1024 * 1024 * 1024) / size) - 1;
     console.log(`generating bench/.media/bench-1gb.mp4 (once, ${loops + 1}× the 60 s file, stream copy) …`);
-    await ff([
-      "-stream_loop",
-      String(loops),
-      "-i",
-      BIG,
-      "-c",
-      "copy",
-      "-movflags",
-      "+faststart",
-      `${HUGE}.tmp.mp4`,
-    ]);
-    await exec("mv", [`${HUGE}.tmp.mp4`, HUGE]);
+    await ff(["-stream_loop", String(loops), "-i", BIG, "-c", "copy", "-movflags", "+faststart", HUGE]);
   }
-  await writeFile(path.join(REPLAY, "text.txt"), TEXT);
+  if (!existsSync(TEXT_MARK)) {
+    await ff([
+      ...["-f", "lavfi", "-i", "color=c=black@0.0:size=320x80,format=rgba"],
+      ...["-vf", `drawtext=text='${TEXT}':fontcolor=white@0.8:fontsize=${TEXT_MARK_SIZE}:x=8:y=8`],
+      ...["-frames:v", "1", TEXT_MARK],
+    ]);
+  }
+  await writeFileAtomic(path.join(REPLAY, "text-mark.png"), await readFile(TEXT_MARK));
+}
+
+/** The job fields beyond the params an operation needs (a text watermark's drawn mark). */
+async function jobExtras(type: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (type !== "video.watermark" || params.text === undefined) return {};
+  return { text_mark: { png: (await readFile(TEXT_MARK)).toString("base64"), font_size: TEXT_MARK_SIZE } };
 }
 
 function serve(): Promise<{ url: (name: string) => string; close: () => void }> {
@@ -196,15 +216,21 @@ interface Op {
   runs: number;
 }
 
+const SHORT_RUNS = sized(5, 1);
 const OPS: Op[] = [
-  { name: "video.probe", type: "video.probe", params: {}, runs: 5 },
-  { name: "video.extract-cover", type: "video.extract-cover", params: {}, runs: 5 },
-  { name: "video.trim-fast", type: "video.trim", params: { start: 20, end: 40, mode: "fast" }, runs: 5 },
-  { name: "audio.trim", type: "audio.trim", params: { start: 20, end: 50 }, runs: 5 },
-  { name: "video.extract-audio", type: "video.extract-audio", params: {}, runs: 5 },
+  { name: "video.probe", type: "video.probe", params: {}, runs: SHORT_RUNS },
+  { name: "video.extract-cover", type: "video.extract-cover", params: {}, runs: SHORT_RUNS },
+  {
+    name: "video.trim-fast",
+    type: "video.trim",
+    params: { start: AT.start, end: AT.mid, mode: "fast" },
+    runs: SHORT_RUNS,
+  },
+  { name: "audio.trim", type: "audio.trim", params: { start: AT.start, end: AT.end }, runs: SHORT_RUNS },
+  { name: "video.extract-audio", type: "video.extract-audio", params: {}, runs: SHORT_RUNS },
   ...(process.env.BENCH_SHORT === "1"
     ? []
-    : [{ name: "video.trim", type: "video.trim", params: { start: 20, end: 40 }, runs: 1 }]),
+    : [{ name: "video.trim", type: "video.trim", params: { start: AT.start, end: AT.mid }, runs: 1 }]),
   ...(process.env.BENCH_SHORT === "1"
     ? []
     : [{ name: "video.watermark", type: "video.watermark", params: { text: TEXT }, runs: 1 }]),
@@ -224,6 +250,8 @@ async function main() {
       ENGINE_TMPDIR: path.join(MEDIA, "tmp"),
     },
     {
+      // Time to spare: on a loaded machine the engine took 20-40 s to listen.
+      timeoutMs: 120_000,
       onLog: (line) => {
         const m = /^engine-command (.*)$/.exec(line);
         if (m !== null) commands.push(JSON.parse(m[1]!) as Command);
@@ -241,6 +269,7 @@ async function main() {
         job_id: `bench-${++job}`,
         source_url: files.url(source),
         params,
+        ...(await jobExtras(type, params)),
         max_source_bytes: 4 * 1024 ** 3,
         timeout_ms: 600_000,
       }),

@@ -5,16 +5,18 @@
  *
  *   node bench/image-memory.ts            # all cases
  *   node bench/image-memory.ts 1080p      # only cases whose name contains "1080p"
+ *   BENCH_SMOKE=1 node bench/image-memory.ts   # the 1080p JPEG + logo case alone, only its fixtures made
  *
  * Node's own baseline (~50 MB) is subtracted; the Worker's bundle and runtime come on top of "peak − base".
  * The last column, V8's heap plus external memory (ArrayBuffers, WASM memories) before and after the call, is
  * nearer to what a Worker's memory limit counts than RSS, which also holds compiled code.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { registerHooks } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { recipeDir, writeFileAtomic } from "../containers/ffmpeg/test/support/fixture-files.ts";
+import { SMOKE } from "./lib/smoke.ts";
 
 // Load src/images as wrangler bundles it: extensionless imports, *.wasm as a compiled module, *.ttf as bytes.
 registerHooks({
@@ -47,7 +49,9 @@ registerHooks({
 
 type Case = { name: string; base: string; logo?: string; params: Record<string, unknown> };
 
-const DIR = join(tmpdir(), "p6-image-memory");
+// Keyed by this file and rewritten whole on every run (fixture-files.ts): two runs at once never read each
+// other's half-written inputs.
+const DIR = recipeDir("p6-image-memory", [import.meta.filename]);
 const LOGO_URL = "https://example.com/logo.png";
 const TEXT = "© Example 2026";
 const LOGO = { watermark_url: LOGO_URL };
@@ -107,21 +111,21 @@ function photo(width: number, height: number) {
 }
 
 async function makeFixtures() {
-  mkdirSync(DIR, { recursive: true });
   const { encodeImage } = await import("../src/images/codecs.ts");
-  for (const [name, width, height] of [
+  const sizes = [
     ["16mp", 5000, 3360],
     ["8mp", 3840, 2160],
     ["4mp", 2560, 1600],
     ["1080p", 1920, 1080],
-  ] as const) {
+  ] as const;
+  for (const [name, width, height] of SMOKE ? sizes.filter(([n]) => n === "1080p") : sizes) {
     const image = photo(width, height);
-    writeFileSync(join(DIR, `${name}.jpg`), await encodeImage(image, "jpeg", 90));
-    writeFileSync(join(DIR, `${name}.png`), await encodeImage(image, "png", 0));
+    await writeFileAtomic(join(DIR, `${name}.jpg`), await encodeImage(image, "jpeg", 90));
+    await writeFileAtomic(join(DIR, `${name}.png`), await encodeImage(image, "png", 0));
   }
   const logo = photo(600, 300);
   for (let i = 3; i < logo.data.length; i += 8) logo.data[i] = 0; // every other pixel transparent
-  writeFileSync(join(DIR, "logo.png"), await encodeImage(logo, "png", 0));
+  await writeFileAtomic(join(DIR, "logo.png"), await encodeImage(logo, "png", 0));
 }
 
 async function runCase(c: Case) {
@@ -158,10 +162,13 @@ async function main() {
     process.stdout.write(JSON.stringify(await runCase(c)));
     return;
   }
-  const filter = process.argv[2] ?? "";
+  const filter = process.argv[2] ?? (SMOKE ? "1080p JPEG + PNG logo" : "");
   await makeFixtures();
   console.log(
-    `fixtures in ${DIR}; sizes: ${["16mp.jpg", "16mp.png", "1080p.jpg", "1080p.png", "logo.png"].map((f) => `${f} ${mb(readFileSync(join(DIR, f)).length)} MB`).join(", ")}`,
+    `fixtures in ${DIR}; sizes: ${["16mp.jpg", "16mp.png", "1080p.jpg", "1080p.png", "logo.png"]
+      .filter((f) => existsSync(join(DIR, f)))
+      .map((f) => `${f} ${mb(readFileSync(join(DIR, f)).length)} MB`)
+      .join(", ")}`,
   );
   console.log(
     "| case | time | RSS before | peak RSS | peak − before | RSS after | JS heap + external: before → after |",

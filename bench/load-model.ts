@@ -9,8 +9,9 @@
  * longest a task waited.
  */
 import { Pool } from "../containers/ffmpeg/src/pool.ts";
+import { sized } from "./lib/smoke.ts";
 
-const LOAD_S = Number(process.env.BENCH_LOAD_SECONDS ?? 120);
+const LOAD_S = Number(process.env.BENCH_LOAD_SECONDS ?? sized(120, 5));
 /** Engine time of each job (s), and the Worker's part of a synchronous probe (auth, D1, answer). */
 const DURATION = { probe: 0.06, cover: 0.15, trim: 0.6, drip: 10 } as const;
 const WORKER_PART_S = 0.13;

@@ -11,10 +11,11 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import { promisify } from "node:util";
 import { benchMedia } from "./lib/media.ts";
+import { sized } from "./lib/smoke.ts";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const ENCODES = Number(process.env.BENCH_ENCODES ?? 2);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(4, 1));
+const ENCODES = Number(process.env.BENCH_ENCODES ?? sized(2, 1));
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? sized(6, 1));
 const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
 const FFPROBE = process.env.FFPROBE_PATH ?? "ffprobe";
 const run = promisify(execFile);
@@ -54,7 +55,7 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
 }
 
 /** About 50 ms of hashing on an idle core. */
-const buffer = Buffer.alloc(64 * 1024 * 1024, 7);
+const buffer = Buffer.alloc(sized(64, 1) * 1024 * 1024, 7);
 const cpuSlice = () => createHash("sha256").update(buffer).digest();
 
 async function main() {
@@ -74,7 +75,7 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of round % 2 === 0 ? modes : [...modes].reverse()) {
       const encodes = mode.nice < 0 ? [] : Array.from({ length: ENCODES }, () => encode(mode.nice));
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, sized(1500, 100)));
       const into = results.get(mode.name)!;
       for (let i = 0; i < SAMPLES; i++) {
         into.probe.push(

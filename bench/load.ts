@@ -24,17 +24,18 @@ import autocannon from "autocannon";
 import { chooseEngineFfmpeg, describeFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { type IsolateProfileSummary, profileIsolate } from "./lib/isolate-profile.ts";
 import { benchMedia, serveMedia } from "./lib/media.ts";
-import { LOCAL_TRACES, type Service, startService } from "./lib/service.ts";
+import { LOCAL_TRACES, type Service, STATE_PARENT, startService } from "./lib/service.ts";
+import { BENCH_PORT, STATE_TEMPLATE, sized } from "./lib/smoke.ts";
 import { type TaskState, tallyTasks } from "./lib/tally.ts";
 import { PERF_SERVICE_ENV, profileThreads, removePerfMaps, requirePerf } from "./lib/thread-profile.ts";
 
-const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 120);
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? sized(120, 3));
 /**
  * As long as the load by default: the goal compares two p99s, and with the 20 s idle run used until
  * 2026-11-26 the idle one was the slowest of 40 probes (one outlier moved the printed ratio from 4.6× to 1.1×).
  */
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? LOAD_SECONDS);
-const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 300);
+const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? sized(300, 120));
 const TASKS_PER_SECOND = 5;
 /** Each synchronous account starts a call every this many ms (if its previous one has ended). */
 const SYNC_PACE_MS = 2500;
@@ -48,15 +49,6 @@ const HOSTILE = process.env.BENCH_HOSTILE !== "0";
 const HOSTILE_SLOW = HOSTILE ? 6 : 0;
 const HOSTILE_LARGE = HOSTILE ? 2 : 0;
 const HOSTILE_TASKS = HOSTILE ? 6 : 0;
-/**
- * The service's throwaway local state (D1 and Durable Object SQLite, R2) goes on tmpfs when the machine has
- * one (BENCH_STATE_ON_DISK=1: the temp dir as before). On one disk with the engine's downloads, every SQLite
- * fsync of the local D1 waited for the engine's writes (ext4 commits them together): the Worker's half of a
- * loaded probe took 830 ms p50 instead of 240 (docs/performance.md). In production D1 and Durable Object
- * storage are not on the engine's disk.
- */
-const STATE_PARENT =
-  process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 /**
  * BENCH_CORES=split: the Worker's processes on one core, the engine's and the bench's on the others (see
  * splitCores); "shared" (the default): wherever the scheduler puts them.
@@ -347,13 +339,15 @@ async function main() {
   largeImage(file);
   const media = await serveMedia();
   const drip = await dripServer();
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // BENCH_PORT: ports +0 to +12 from it; otherwise a random range.
+  const port = process.env.BENCH_PORT ? BENCH_PORT : 20_000 + Math.floor(Math.random() * 20_000);
   console.log(`Starting the service (npm run dev on port ${port})…`);
   const service = await startService({
     port,
     enginePort: port + 1,
     inspectorPort: port + 2,
     stateParent: STATE_PARENT,
+    stateTemplate: STATE_TEMPLATE,
     ...(PERF ? { env: PERF_SERVICE_ENV } : {}),
   });
   const taskService = TASKS_APART
@@ -361,7 +355,8 @@ async function main() {
         port: port + 10,
         inspectorPort: port + 12,
         stateParent: STATE_PARENT,
-        env: { P6_ENGINE_URL: `http://127.0.0.1:${port + 1}` },
+        stateTemplate: STATE_TEMPLATE,
+        env: { P6_ENGINE_URL: `http://127.0.0.1:${service.ports.engine}` },
       }).catch(async (error: unknown) => {
         await service.stop();
         throw error;
@@ -370,7 +365,7 @@ async function main() {
   const profiled: Record<string, IsolateProfileSummary> = {};
   const profileDuring = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
     if (!PROFILE) return work();
-    const profiler = await profileIsolate(port + 2);
+    const profiler = await profileIsolate(service.ports.inspector);
     const result = await work();
     profiled[phase] = await profiler.stop();
     return result;

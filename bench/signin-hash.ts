@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Service } from "./lib/service.ts";
+import { sized } from "./lib/smoke.ts";
 
-const RUNS = 21;
+const RUNS = sized(21, 2);
 const PASSWORD = "bench password, long enough";
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -62,7 +64,7 @@ export async function signinHash(service: Service) {
     console.log("signin-hash: (no workerd process found under this one; not measured)");
     return;
   }
-  const email = `bench-${Date.now()}@example.com`;
+  const email = `bench-${randomUUID().slice(0, 8)}@example.com`;
   const signUp = await form(service.base);
   await fetch(`${service.base}/console/sign-up`, {
     method: "POST",

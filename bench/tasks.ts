@@ -2,8 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { benchMedia, p50, serveMedia } from "./lib/media.ts";
 import { type Service, unlimitedKey } from "./lib/service.ts";
+import { sized } from "./lib/smoke.ts";
 
-const RUNS = 7;
+const RUNS = sized(7, 1);
 
 /**
  * webhook-first-attempt: task completion (completed_at in the delivered body) → the first delivery attempt

@@ -5,9 +5,10 @@ import { emojiPackFile } from "../scripts/lib/emoji-pack.ts";
 import { startGroup, stopGroup, waitForHttp } from "../scripts/lib/processes.ts";
 import { REMOTE_FONT_FILES } from "../src/text/remote-fonts.ts";
 import { p50 } from "./lib/media.ts";
+import { BENCH_PORT, sized } from "./lib/smoke.ts";
 
-const RUNS = 9;
-const WARM_UP = 5;
+const RUNS = sized(9, 1);
+const WARM_UP = sized(5, 0);
 const LATIN = "© 2026 Example Studio";
 const CJK = "水印测试 © 2026";
 const EMOJI = "Hi 😀 👍🏽 🇫🇷 👨‍👩‍👧‍👦";
@@ -19,7 +20,7 @@ const EMOJI = "Hi 😀 👍🏽 🇫🇷 👨‍👩‍👧‍👦";
  * first = its first emoji mark (the pack's 290 KB index and four pictures read by range from the local R2);
  * warm = p50 of 9 runs after 5 untimed ones. The request's own cost (GET /noop) is the baseline.
  */
-export async function textWatermark(port = 8799) {
+export async function textWatermark(port = BENCH_PORT + 2) {
   const root = path.resolve(import.meta.dirname, "..");
   const state = mkdtempSync(path.join(os.tmpdir(), "p6-bench-text-"));
   const wrangler = path.join(root, "node_modules/.bin/wrangler");

@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { startGroup, stopGroup, waitForHttp } from "../scripts/lib/processes.ts";
 import type { Service } from "./lib/service.ts";
+import { BENCH_PORT, STATE_TEMPLATE, sized } from "./lib/smoke.ts";
 
 const MiB = 1024 * 1024;
 /** Bytes per request on both paths: a tus PATCH and a direct put each carry one 50 MiB chunk. */
-const CHUNK = 50 * MiB;
-const TOTAL = 200 * MiB;
-const RUNS = 3;
+const CHUNK = sized(50, 1) * MiB;
+const TOTAL = sized(200, 2) * MiB;
+const RUNS = sized(3, 1);
 
 function payload() {
   const bytes = new Uint8Array(TOTAL);
@@ -84,7 +85,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * put straight into local R2 by a bare Worker under wrangler dev — both measured in this run, alternating,
  * median of 3. The ratio is throughput(upload) / throughput(direct); the goal is ≥ 0.7.
  */
-export async function uploadThroughput(service: Service, key: string, port = 8800) {
+export async function uploadThroughput(service: Service, key: string, port = BENCH_PORT + 3) {
   const root = path.resolve(import.meta.dirname, "..");
   const state = mkdtempSync(path.join(os.tmpdir(), "p6-bench-upload-"));
   const child = startGroup(
@@ -120,7 +121,7 @@ export async function uploadThroughput(service: Service, key: string, port = 880
     const up = median(uploads);
     const dir = median(directs);
     console.log(
-      `upload-throughput (200 MiB in 50 MiB requests, median of ${RUNS}): tus upload ${mibps(up).toFixed(0)} MiB/s ` +
+      `upload-throughput (${TOTAL / MiB} MiB in ${CHUNK / MiB} MiB requests, median of ${RUNS}): tus upload ${mibps(up).toFixed(0)} MiB/s ` +
         `(${(up / 1000).toFixed(2)} s), direct R2 put ${mibps(dir).toFixed(0)} MiB/s (${(dir / 1000).toFixed(2)} s), ` +
         `ratio ${(dir / up).toFixed(2)}× (goal ≥ 0.7×)`,
     );
@@ -132,7 +133,13 @@ export async function uploadThroughput(service: Service, key: string, port = 880
 
 if (import.meta.main) {
   const { startService, unlimitedKey } = await import("./lib/service.ts");
-  const service = await startService({ readyTimeoutMs: 900_000 });
+  const service = await startService({
+    port: BENCH_PORT,
+    enginePort: BENCH_PORT + 1,
+    inspectorPort: BENCH_PORT + 4,
+    stateTemplate: STATE_TEMPLATE,
+    readyTimeoutMs: 900_000,
+  });
   try {
     await uploadThroughput(service, await unlimitedKey(service));
   } finally {

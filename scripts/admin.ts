@@ -1,6 +1,7 @@
 /**
  * npm run admin -- <command>: the operator CLI over the admin API (decisions.md §13).
- * Reaches ADMIN_URL (default http://127.0.0.1:8787) with ADMIN_TOKEN (default: from .dev.vars).
+ * Reaches ADMIN_URL (default http://127.0.0.1:$PORT, the address npm run dev listens on: PORT, else 8787) with
+ * ADMIN_TOKEN (default: from .dev.vars).
  */
 import { parseArgs } from "node:util";
 import { readDevVars } from "./lib/dev-vars.ts";
@@ -18,7 +19,8 @@ const USAGE = `usage: npm run admin -- <command>
   webhook-secret show <account_id>
   webhook-secret rotate <account_id>
 
-environment: ADMIN_URL (default http://127.0.0.1:8787), ADMIN_TOKEN (default: .dev.vars)`;
+environment: ADMIN_URL (default http://127.0.0.1:$PORT, PORT default 8787, as npm run dev),
+             ADMIN_TOKEN (default: .dev.vars)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,7 +37,7 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const baseUrl = (process.env.ADMIN_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+const baseUrl = (process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT || 8787}`).replace(/\/+$/, "");
 const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
 
 function fail(message: string): never {

@@ -1,14 +1,16 @@
 /**
  * npm run deploy: an operator's deploy in one command, with wrangler's own commands (docs/deploy.md).
- *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain);
+ *  1. checks the config (wrangler.toml as wrangler reads it; ERROR_TYPE_BASE; a custom domain; PUBLIC_ORIGIN: from
+ *     the environment, [vars] or the first custom domain);
  *  2. creates the D1 database, the R2 buckets and the queues when they are absent, and writes the database's
  *     id into wrangler.toml; uploads the fonts too large for the bundle (CJK from Debian's fonts-noto-cjk, the
  *     Indic scripts not bundled from fonts-noto-core, the emoji pack) into the FONTS bucket, one at a time;
  *  3. applies the D1 migrations to the remote database;
  *  4. sets the secrets the Worker lacks (from the environment, else prompted; never rotates one it has);
- *  5. `wrangler deploy`, which also builds and pushes the engine image (containers/ffmpeg/Dockerfile): Docker
- *     is checked (`docker info`) with the login, before anything is created. The static assets uploaded are
- *     only the renderer files /docs loads (src/docs/renderer-files.ts), copied from the [assets] directory
+ *  5. `wrangler deploy` with `--var PUBLIC_ORIGIN:<origin> --var WEBHOOK_EGRESS:platform`, which also builds and
+ *     pushes the engine image (containers/ffmpeg/Dockerfile): Docker is checked (`docker info`) with the login,
+ *     before anything is created. The static assets uploaded are only the renderer files /docs loads
+ *     (src/docs/renderer-files.ts), copied from the [assets] directory
  *     (Scalar's browser build, 49 MB with its source maps and UMD build) and passed as `--assets`.
  *
  *   npm run deploy                   do it
@@ -141,6 +143,7 @@ interface DeployConfig {
   vars: Record<string, unknown>;
   routes?: (string | { pattern: string })[];
   assets?: { directory?: string };
+  send_email?: { name: string; allowed_sender_addresses?: string[] }[];
 }
 const config = unstable_readConfig({ config: configPath }) as DeployConfig;
 const problems: string[] = [];
@@ -170,10 +173,71 @@ if (String(config.vars.ENGINE_URL ?? "") !== "") {
 if (String(config.vars.ALLOW_PRIVATE_SOURCES ?? "false") !== "false") {
   problems.push("ALLOW_PRIVATE_SOURCES must be false in production");
 }
+const routeHosts = (config.routes ?? [])
+  .map((r) => (typeof r === "string" ? r : r.pattern).replace(/\/.*$/, ""))
+  .filter((host) => host !== "" && !host.includes("*"));
+// Where every mailed link points (docs/console.md "Mail"): set here, never taken from a request's Host.
+const publicOrigin =
+  process.env.PUBLIC_ORIGIN ||
+  String(config.vars.PUBLIC_ORIGIN ?? "") ||
+  (routeHosts[0] ? `https://${routeHosts[0]}` : "");
+if (publicOrigin === "") {
+  problems.push(
+    "PUBLIC_ORIGIN is not set and there is no custom domain: export PUBLIC_ORIGIN, the address customers open (https://<name>.<account subdomain>.workers.dev), or add a custom domain",
+  );
+} else if (!/^https:\/\/[^/]+$/.test(publicOrigin.replace(/\/$/, ""))) {
+  problems.push(
+    `PUBLIC_ORIGIN must be an https origin, like https://media.example.com (got ${publicOrigin})`,
+  );
+}
 if (problems.length > 0) {
   for (const p of problems) console.error(`   ✗ ${p}`);
   process.exit(1);
 }
+
+/**
+ * Names under the domains kept for documentation and testing (RFC 2606, RFC 6761): a value naming one is a
+ * placeholder nobody replaced.
+ */
+const PLACEHOLDER_DOMAIN = /(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$/i;
+/** The first host name in `value` (a URL, an address, a bare name) under a placeholder domain. */
+const placeholderHost = (value: string): string | undefined =>
+  value.match(/[\w-]+(?:\.[\w-]+)*/g)?.find((host) => PLACEHOLDER_DOMAIN.test(host));
+
+/** What would deploy but not work as a customer expects: said in words, in the dry run and the real deploy. */
+const warnings: string[] = [];
+const mailFrom = String(config.vars.MAIL_FROM ?? "") || "noreply@example.com";
+const mailTransport = String(config.vars.MAIL_TRANSPORT ?? "") || "cloudflare";
+if (mailTransport === "cloudflare" && PLACEHOLDER_DOMAIN.test(mailFrom.split("@").pop() ?? "")) {
+  warnings.push(
+    `MAIL_FROM is ${mailFrom}, a placeholder: no verification or password-reset mail would be delivered (sign-ups still work; each unsent mail is logged as "console mail not sent"). Set MAIL_FROM, and the EMAIL binding's allowed_sender_addresses, to an address on a domain onboarded to Cloudflare Email Sending (docs/deploy.md "Console mail").`,
+  );
+} else if (mailTransport === "cloudflare") {
+  const allowed = config.send_email?.find((b) => b.name === "EMAIL")?.allowed_sender_addresses;
+  if (allowed !== undefined && !allowed.includes(mailFrom)) {
+    warnings.push(
+      `MAIL_FROM is ${mailFrom}, which the EMAIL binding's allowed_sender_addresses (${allowed.join(", ")}) does not list: Cloudflare would refuse every console mail. List it there.`,
+    );
+  }
+}
+if (mailTransport === "mailbox") {
+  warnings.push(
+    "MAIL_TRANSPORT is mailbox: console mail is kept in the FILES bucket and shown only on loopback (/dev/mailbox, for npm run dev and the tests), never delivered. Set it to cloudflare.",
+  );
+}
+const signupCredits = Number(String(config.vars.SIGNUP_CREDITS ?? "") || "0");
+if (signupCredits === 0) {
+  warnings.push(
+    "SIGNUP_CREDITS is 0: customers who sign up at /console/sign-up get no credits, so every call that costs credits answers 402 until an operator grants some (npm run admin -- credits grant <account_id> <amount> --reason …, or the dashboard). Set SIGNUP_CREDITS in [vars] to the credits a verified sign-up receives.",
+  );
+}
+for (const [name, value] of Object.entries(config.vars)) {
+  if (name === "MAIL_FROM" || typeof value !== "string") continue;
+  const host = placeholderHost(value);
+  if (host !== undefined) warnings.push(`${name} is ${value}: ${host} is a placeholder domain.`);
+}
+for (const warning of warnings) console.log(`   ⚠ ${warning}`);
+
 const queues = [
   ...new Set([
     ...(config.queues.producers ?? []).map((q) => q.queue),
@@ -190,6 +254,7 @@ console.log(
 console.log(
   `   ERROR_TYPE_BASE: ${errorTypeBase || "unset (problem types are <request origin>/errors/<suffix>; see docs/deploy.md)"}`,
 );
+console.log(`   PUBLIC_ORIGIN (mailed links): ${publicOrigin}; webhooks through Cloudflare's egress`);
 
 if (dryRun) {
   // Nothing is asked of Cloudflare or Docker here: say what the real deploy checks, never that it passed.
@@ -348,7 +413,15 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "p6-deploy-"));
 try {
   const assets = path.join(scratch, "assets");
   stageAssets(assetsDirectory!, assets);
-  const deploy = ["deploy", "--assets", assets];
+  // Production's own settings (docs/deploy.md): mail links, and webhooks through fetch() on Cloudflare's network
+  // (WEBHOOK_EGRESS=platform; docs/decisions.md "Webhooks" says why sockets cannot serve there).
+  const vars = [
+    "--var",
+    `PUBLIC_ORIGIN:${publicOrigin.replace(/\/$/, "")}`,
+    "--var",
+    "WEBHOOK_EGRESS:platform",
+  ];
+  const deploy = ["deploy", "--assets", assets, ...vars];
   // A dry run builds the Worker only: the engine image needs Docker and is built by the real deploy.
   if (dryRun) deploy.push("--dry-run", "--outdir", path.join(scratch, "dist"), "--containers-rollout=none");
   if (Object.keys(toSet).length > 0) {
@@ -362,3 +435,9 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 console.log(dryRun ? "\nDry run: nothing was created, changed or deployed." : "\nDeployed.");
+if (warnings.length > 0) {
+  const names = warnings.map((w) => w.split(" ")[0]).join(", ");
+  console.log(
+    `⚠ ${warnings.length} warning${warnings.length === 1 ? "" : "s"} under step 1 (${names}): read them before customers sign up.`,
+  );
+}

@@ -11,8 +11,12 @@
  *  allowed), 5. a dev account with 10,000 credits on first start; its API key and webhook secret are printed.
  * Environment: PORT (8787), ENGINE_PORT (8788), P6_STATE_DIR (.wrangler/state) — tests use them to run a
  * second instance beside yours; P6_ENGINE_URL: use an engine already running there (with this checkout's
- * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (wrangler's default,
- * 9229): the Worker's DevTools inspector (bench:load profiles the isolate through it).
+ * ENGINE_SECRET) instead of starting one (bench:load's BENCH_TASKS_APART); INSPECTOR_PORT (PORT + 442: 9229,
+ * wrangler's own default, for the default PORT): the Worker's DevTools inspector (bench:load profiles the
+ * isolate through it). Always passed to wrangler: left to itself, it takes the next free port after 9229
+ * without saying so, and a second instance's inspector moved to 9230.
+ * wrangler's bindings table and containers list are printed once (scripts/lib/wrangler-output.ts).
+ * PUBLIC_ORIGIN: where mailed links point (default http://localhost:<PORT>).
  * `npm run dev -- --engine-only`: steps 0, 1 and 3 only (the engine as dev starts it, its URL printed).
  */
 import { execFileSync } from "node:child_process";
@@ -30,13 +34,18 @@ import { ensureDevVars } from "./lib/dev-vars.ts";
 import { emojiPackFile } from "./lib/emoji-pack.ts";
 import { chooseEngineFfmpeg, describeFfmpeg, type EngineFfmpeg, FfmpegMissing } from "./lib/engine-ffmpeg.ts";
 import { startGroup, stopGroup, waitForHttp, waitForLine } from "./lib/processes.ts";
+import { onceTables } from "./lib/wrangler-output.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 const port = Number(process.env.PORT ?? 8787);
 const enginePort = Number(process.env.ENGINE_PORT ?? 8788);
 const stateDir = process.env.P6_STATE_DIR ?? ".wrangler/state";
-const inspectorPort = process.env.INSPECTOR_PORT;
+const inspectorPort = Number(process.env.INSPECTOR_PORT ?? port + 442);
+if (!Number.isInteger(inspectorPort) || inspectorPort < 1 || inspectorPort > 65535) {
+  console.error(`The inspector port ${inspectorPort} (PORT + 442) is not a port: set INSPECTOR_PORT.`);
+  process.exit(1);
+}
 const seedFile = path.join(stateDir, "dev-account.json");
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
 const quietEnv = {
@@ -201,6 +210,7 @@ if (engineOnly) {
 }
 
 const workerLines: string[] = [];
+const wranglerOutput = onceTables();
 const worker = startGroup(
   "wrangler",
   wrangler,
@@ -220,13 +230,25 @@ const worker = startGroup(
     "SIGNUP_CREDITS:100",
     "--var",
     "MAIL_TRANSPORT:mailbox",
+    // Mail links point at this instance, whatever Host a request names (docs/console.md "Mail").
+    "--var",
+    `PUBLIC_ORIGIN:${process.env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}`,
     "--show-interactive-dev-session=false",
-    ...(inspectorPort ? ["--inspector-port", inspectorPort] : []),
+    "--inspector-port",
+    String(inspectorPort),
   ],
-  { env: { ...quietEnv }, onLine: (line) => workerLines.push(line) },
+  {
+    env: { ...quietEnv },
+    quiet: true,
+    onLine: (line) => {
+      workerLines.push(line);
+      for (const out of wranglerOutput.feed(line)) console.log(`[wrangler] ${out}`);
+    },
+  },
 );
 children.push(worker);
 worker.on("exit", (code) => {
+  for (const out of wranglerOutput.flush()) console.log(`[wrangler] ${out}`);
   console.error(`wrangler dev exited (${code}); stopping.`);
   shutdown(1);
 });
@@ -259,6 +281,7 @@ if (!seed) {
 console.log(`
   p6 media API is running on http://localhost:${port}   (docs: http://localhost:${port}/docs)
   media engine: ${engineUrl || "not started"}
+  inspector:    127.0.0.1:${inspectorPort}   (the Worker in Chrome DevTools: chrome://inspect)
 
   Dev account ${seed.account_id} (10,000 credits on first start)
   API key:        ${seed.api_key}

@@ -9,6 +9,7 @@ import { handleWebhookBatch, handleWebhookDeadLetters } from "./webhooks/consume
 export { KeyGate } from "./auth/key-gate";
 export { AccountSlots } from "./capacity/account-slots";
 export { MediaEngineContainer } from "./engine/container";
+export { RequestLog } from "./requests/request-log";
 export { TaskRunner } from "./tasks/runner";
 export { UploadObject } from "./uploads/upload-object";
 export { SignInThrottle } from "./users/throttle";

@@ -1,10 +1,7 @@
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { resolveBinaries } from "../containers/ffmpeg/src/config.ts";
 import { startEngine } from "../containers/ffmpeg/src/launch.ts";
+import { engineFixturesDir } from "../containers/ffmpeg/test/support/fixture-files.ts";
 import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
@@ -23,12 +20,9 @@ const ENGINE_SECRET = "test-engine-secret";
  * DNS-over-HTTPS stand-in answering webhook names from a fixed table (test/support/doh-server.ts).
  */
 export default async function setup(project: TestProject) {
-  const recipe = readFileSync(path.join(import.meta.dirname, "../containers/ffmpeg/test/support/media.ts"));
-  const dir = path.join(
-    os.tmpdir(),
-    `p6-engine-fixtures-${createHash("sha256").update(recipe).digest("hex").slice(0, 12)}`,
-  );
-  mkdirSync(dir, { recursive: true });
+  // The engine suite's folder, cached under the hash of its generators; the image inputs are written again on
+  // every run. Each file is written whole (fixture-files.ts): other runs and clones share the folder.
+  const dir = engineFixturesDir();
   // The ffmpeg the engine suite verifies (5.x), printed; set in the environment every engine below inherits.
   useEngineFfmpeg("worker tests");
   const binaries = resolveBinaries(process.env);

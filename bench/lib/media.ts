@@ -3,11 +3,17 @@ import { createReadStream, existsSync, mkdirSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { publishSync } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 
 export const MEDIA_DIR = path.resolve(import.meta.dirname, "../.media");
 
+/** Runs ffmpeg; its output, the last argument, appears whole or not at all (two benches may make it at once). */
 function ffmpeg(args: string[]) {
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+  publishSync(args.at(-1)!, (partial) =>
+    execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", [
+      ...["-hide_banner", "-loglevel", "error", "-y", ...args.slice(0, -1), partial],
+    ]),
+  );
 }
 
 /** Bench inputs, generated once with ffmpeg and cached in bench/.media (git-ignored). */
@@ -92,15 +98,36 @@ export async function serveMedia() {
   return { url: (name: string) => `http://127.0.0.1:${port}/${name}`, close: () => server.close() };
 }
 
+/** The engine's slow-source floor (containers/ffmpeg/src/config.ts, ENGINE_MIN_SOURCE_BYTES_PER_SECOND). */
+const ENGINE_MIN_SOURCE_BYTES_PER_SECOND = 64 * 1024;
+
 /**
- * A source that never finishes: it declares 10 MB and sends one zero byte a second, so a task reading it stays
- * `processing` (the engine's read timeout never fires) for as long as the bench runs.
+ * A source that keeps a probe task `processing` for as long as a bench runs, without breaking the engine's
+ * slow-source rule (a source must deliver ≥ 64 KiB/s once it answered, else the job fails SOURCE_UNREACHABLE):
+ * it streams 4× that rate. It is an MP4 whose 400 MB mdat comes before its moov and which does not serve byte
+ * ranges, so ffprobe, having read the head, asks for the bytes after the mdat and the engine must download up to
+ * them: at 256 KiB/s that is 26 minutes, longer than any bench (the task's processing budget, 15 min, ends it
+ * first if nothing else does). Cancel the task when done with it: it holds an engine slot.
  */
-export async function trickleServer() {
+export async function runningSource() {
+  const mdat = 400 * 1024 * 1024;
+  const ftyp = Buffer.alloc(24);
+  ftyp.writeUInt32BE(24, 0);
+  ftyp.write("ftypisom", 4, "latin1");
+  ftyp.writeUInt32BE(0x200, 12);
+  ftyp.write("isommp41", 16, "latin1");
+  const mdatHead = Buffer.alloc(8);
+  mdatHead.writeUInt32BE(mdat + 8, 0);
+  mdatHead.write("mdat", 4, "latin1");
+  // The moov that ffprobe would look for after the mdat: the declared length covers it, the bench never sends it.
+  const length = ftyp.length + mdatHead.length + mdat + 1024;
+  const tickMs = 250;
+  const chunk = Buffer.alloc(((4 * ENGINE_MIN_SOURCE_BYTES_PER_SECOND) / 1000) * tickMs);
   const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((_req, res) => {
-    res.writeHead(200, { "content-length": 10_000_000, "content-type": "video/mp4" });
-    const timer = setInterval(() => res.write(Buffer.alloc(1)), 1000);
+    res.writeHead(200, { "content-length": length, "content-type": "video/mp4" });
+    res.write(Buffer.concat([ftyp, mdatHead, chunk]));
+    const timer = setInterval(() => res.write(chunk), tickMs);
     timers.add(timer);
     res.on("close", () => {
       clearInterval(timer);

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
@@ -6,6 +6,8 @@ import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib
 
 export type Service = {
   base: string;
+  /** The ports it listens on: the ones asked for, or the pair after them when those were taken. */
+  ports: { api: number; engine: number; inspector: number };
   /** The `npm run dev` process: the Worker (workerd) and the engine run below it. */
   pid: number;
   apiKey: string;
@@ -19,11 +21,22 @@ export type Service = {
  * wrangler dev's local trace collector (X_LOCAL_OBSERVABILITY, on by default in wrangler 4.164: the local explorer's
  * logs and traces) receives a tail event for every invocation of the Worker, its Durable Objects and its queue
  * consumer, and stores it, on the same workerd thread as the Worker. Under bench:load it took 16 % of that thread's
- * CPU, 12 points of a core (perf; docs/performance.md "The thread the Worker shares in `wrangler dev`").
+ * CPU, 12 points of a core (perf; docs/performance.md "The Worker's thread in `wrangler dev`").
  * Production has no such collector on the Worker's thread, so benchmarks turn it off; BENCH_LOCAL_TRACES=1 keeps
  * wrangler's default.
  */
 export const LOCAL_TRACES = process.env.BENCH_LOCAL_TRACES === "1";
+
+/**
+ * Where every bench's service keeps its throwaway local state (D1 and Durable Object SQLite, R2): tmpfs when the
+ * machine has one (BENCH_STATE_ON_DISK=1: the temp dir). workerd commits each local SQLite write with an fsync
+ * on the thread that runs the Worker: on disk, under `npm run bench`'s authenticated reads, the fsyncs of the
+ * key gate's rate window took 15 % of that thread (perf, docs/performance.md), and under bench:load every fsync
+ * of the local D1 waited for the engine's downloads on the same disk (a loaded probe's Worker half 830 ms p50
+ * instead of 240). In production, D1 and Durable Object storage do not fsync on the Worker's thread.
+ */
+export const STATE_PARENT =
+  process.env.BENCH_STATE_ON_DISK !== "1" && existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 
 /**
  * Starts the service exactly as `npm run dev` does, on its own ports and with its own fresh local state, so a
@@ -35,7 +48,7 @@ export async function startService(
     port?: number;
     enginePort?: number;
     inspectorPort?: number;
-    /** Where the fresh local state (D1, Durable Objects, R2) is made; the system's temp dir by default. */
+    /** Where the fresh local state (D1, Durable Objects, R2) is made; STATE_PARENT by default. */
     stateParent?: string;
     /**
      * A seeded state directory the fresh one starts as a copy of (test/support/seeded-state.ts: the fonts
@@ -48,23 +61,34 @@ export async function startService(
     /** How long to wait for `npm run dev` to come up (default 5 min). */
     readyTimeoutMs?: number;
   } = {},
+  /** Tries left when a port is taken: callers pick ports at random on a machine others share. */
+  attempts = 3,
 ): Promise<Service> {
   const root = path.resolve(import.meta.dirname, "../..");
   const port = options.port ?? 8797;
-  const stateDir = mkdtempSync(path.join(options.stateParent ?? os.tmpdir(), "p6-bench-state-"));
+  const ports = {
+    api: port,
+    engine: options.enginePort ?? port + 1,
+    inspector: options.inspectorPort ?? port + 442,
+  };
+  const stateDir = mkdtempSync(path.join(options.stateParent ?? STATE_PARENT, "p6-bench-state-"));
   if (options.stateTemplate) cpSync(options.stateTemplate, stateDir, { recursive: true });
   const lines: string[] = [];
+  const seen: string[] = [];
   const child = startGroup("dev", process.execPath, [path.join(root, "scripts/dev.ts")], {
     cwd: root,
     env: {
-      PORT: String(port),
-      ENGINE_PORT: String(options.enginePort ?? port + 1),
+      PORT: String(ports.api),
+      ENGINE_PORT: String(ports.engine),
       P6_STATE_DIR: stateDir,
       ...(LOCAL_TRACES ? {} : { X_LOCAL_OBSERVABILITY: "false" }),
       ...options.env,
-      ...(options.inspectorPort ? { INSPECTOR_PORT: String(options.inspectorPort) } : {}),
+      INSPECTOR_PORT: String(ports.inspector),
     },
-    onLine: (line) => lines.push(line),
+    onLine: (line) => {
+      lines.push(line);
+      seen.push(line);
+    },
     quiet: options.quiet ?? true,
   });
   let accountId: string | undefined;
@@ -74,12 +98,19 @@ export async function startService(
     [, apiKey] = await waitForLine(child, lines, /API key:\s+(\S+)/, 10_000);
   } catch (error) {
     stopGroup(child);
+    await groupGone(child, 15_000);
+    rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    if (attempts > 1 && seen.some((line) => line.includes("Address already in use"))) {
+      const next = { port: ports.api + 2, enginePort: ports.engine + 2, inspectorPort: ports.inspector + 2 };
+      return startService({ ...options, ...next }, attempts - 1);
+    }
     throw error;
   }
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${ports.api}`;
   const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;
   return {
     base,
+    ports,
     pid: child.pid!,
     apiKey: apiKey!,
     accountId: accountId!,

@@ -14,7 +14,8 @@
  * with offsets from the end of the index and metrics in pixels at `ppem`. U+FE0F is left out of keys (the
  * font maps it to no glyph; the Worker drops it before looking up).
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as fontkit from "fontkit";
 import { EMOJI_FONT_PATH, EMOJI_PACK_KEY, EMOJI_PACKAGE } from "../../src/text/remote-fonts.ts";
@@ -147,7 +148,11 @@ export function emojiPackFile(): { key: string; path: string } | undefined {
   if (!existsSync(file) || statSync(file).mtimeMs < statSync(EMOJI_FONT_PATH).mtimeMs) {
     const { pack, count } = buildEmojiPack(EMOJI_FONT_PATH);
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, pack);
+    // Whole or not at all: several `npm run dev` of one checkout (the browser tests') may build it at once,
+    // and one reading a part would put it into its FONTS bucket.
+    const partial = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.partial`;
+    writeFileSync(partial, pack);
+    renameSync(partial, file);
     console.log(`Built ${EMOJI_PACK_KEY}: ${count} emoji, ${(pack.length / 1e6).toFixed(1)} MB.`);
   }
   return { key: EMOJI_PACK_KEY, path: file };

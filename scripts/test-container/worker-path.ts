@@ -13,10 +13,10 @@ import { execFile, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
+import { engineFixturesDir } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 import { startFixtureServer } from "../../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../../containers/ffmpeg/test/support/media.ts";
 import { startGroup, stopGroup, waitForHttp } from "../lib/processes.ts";
@@ -178,8 +178,8 @@ async function ffprobe(bytes: ArrayBuffer) {
   };
 }
 
-const fixtureDir = path.join(os.tmpdir(), "p6-e2e-fixtures");
-mkdirSync(fixtureDir, { recursive: true });
+// The engine suite's folder, keyed by its generators, which write each file whole (fixture-files.ts).
+const fixtureDir = engineFixturesDir();
 await generateFixtures(binaries.ffmpeg, fixtureDir);
 const sources = await startFixtureServer(fixtureDir, sourceIp);
 const media = (name: string) => sources.url(`/media/${name}`);

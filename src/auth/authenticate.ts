@@ -11,8 +11,27 @@ export type AuthenticatedKey = {
   rate: RateDecision;
 };
 
+/**
+ * Gate ids by key id, kept per isolate: idFromName hashes the name (SHA-256) on every call, and every
+ * authenticated request names its key's gate. An id is a pure function of the name, so a kept one is exact; a
+ * stub is bound to its request and is made anew each time. Bounded so a flood of key ids cannot grow it.
+ */
+const gateIds = new WeakMap<DurableObjectNamespace, Map<string, DurableObjectId>>();
+const GATE_IDS_MAX = 10_000;
+
 export function gateFor(env: Env, keyId: string) {
-  return env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
+  let ids = gateIds.get(env.KEY_GATE);
+  if (ids === undefined) {
+    ids = new Map();
+    gateIds.set(env.KEY_GATE, ids);
+  }
+  let id = ids.get(keyId);
+  if (id === undefined) {
+    id = env.KEY_GATE.idFromName(keyId);
+    if (ids.size >= GATE_IDS_MAX) ids.delete(ids.keys().next().value!);
+    ids.set(keyId, id);
+  }
+  return env.KEY_GATE.get(id);
 }
 
 /**

@@ -1,23 +1,18 @@
 import type { Context } from "hono";
-import {
-  type Check,
-  recordFailure,
-  SIGN_IN_FAILURES,
-  SIGN_IN_PAIR,
-  SIGN_IN_WINDOW_SECONDS,
-  throttleState,
-} from "../users/throttle";
+import { clientThrottleKey } from "../http/client-key";
+import { type Check, OPERATOR_FAILURES, recordFailure, throttleState } from "../users/throttle";
 
 /**
- * Guesses at ADMIN_TOKEN, through the dashboard's sign-in form or the admin API, throttled like customer
- * sign-in (src/users/throttle.ts): at most SIGN_IN_FAILURES (10) wrong tokens per client address in
- * SIGN_IN_WINDOW_SECONDS (15 min); then every attempt from that address is refused, right token or not, until
- * the oldest failure leaves the window. Both doors count against one subject, so they cannot be alternated.
+ * Guesses at ADMIN_TOKEN, through the dashboard's sign-in form or the admin API (src/users/throttle.ts,
+ * OPERATOR_FAILURES): at most 10 wrong tokens per client (IPv4 address or IPv6 /64) in 15 minutes; then every
+ * attempt from that client is refused, right token or not, until the oldest failure leaves the window. Both
+ * doors count against one subject, so they cannot be alternated. A refusal, not a challenge as for customers:
+ * the admin API's callers are programs, and only the operator's own client can be refused.
  */
 
-/** The client address Cloudflare reports (absent only outside Cloudflare: local development and tests). */
+/** The client's throttle key (src/http/client-key.ts: IPv4 by address, IPv6 by /64; "local" off Cloudflare). */
 function subjects<E extends { Bindings: Env }>(c: Context<E>): Check[] {
-  return [{ subject: `operator:${c.req.header("cf-connecting-ip") ?? "local"}`, rule: SIGN_IN_PAIR }];
+  return [{ subject: `operator:${clientThrottleKey(c)}`, rule: OPERATOR_FAILURES }];
 }
 
 /** Seconds to wait when this address may not try again now, else null. */
@@ -31,6 +26,6 @@ export function recordOperatorFailure<E extends { Bindings: Env }>(c: Context<E>
 }
 
 export const OPERATOR_THROTTLE = {
-  failures: SIGN_IN_FAILURES,
-  windowMinutes: SIGN_IN_WINDOW_SECONDS / 60,
+  failures: OPERATOR_FAILURES.limit,
+  windowMinutes: OPERATOR_FAILURES.windowSeconds / 60,
 } as const;

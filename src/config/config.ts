@@ -36,6 +36,14 @@ const ConfigSchema = z.object({
   ENGINE_URL: optionalString,
   // DNS over HTTPS (JSON form) for webhook names: Cloudflare's resolver unless set.
   DOH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  // How a webhook reaches its receiver (docs/decisions.md "Webhooks"): the checked address over a socket, or
+  // fetch() through Cloudflare's egress (set by npm run deploy). Anything but "platform" is "pinned".
+  WEBHOOK_EGRESS: z.enum(["pinned", "platform", ""]).optional(),
+  // The origin every link in a mail is built from (npm run deploy sets it; npm run dev: its own URL).
+  PUBLIC_ORIGIN: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  // Cloudflare Turnstile instead of the proof of work on sign-in (docs/console.md "Throttles"): both or neither.
+  TURNSTILE_SITE_KEY: optionalString,
+  TURNSTILE_SECRET_KEY: optionalString,
   TASK_PROCESSING_BUDGET_SECONDS: positiveInt(900),
   SIGNUP_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt(5),
@@ -76,6 +84,16 @@ export type Config = {
   engineUrl: string | undefined;
   /** Where the Worker resolves webhook names (DNS over HTTPS, src/fetch/doh.ts). */
   dohUrl: string;
+  /**
+   * "pinned": a delivery connects to the very address its check resolved (cloudflare:sockets; local workerd,
+   * npm run dev, the tests). "platform": fetch() through Cloudflare's egress, which refuses internal addresses
+   * (production; docs/decisions.md "Webhooks" says why sockets cannot serve there).
+   */
+  webhookEgress: "pinned" | "platform";
+  /** The origin of every link in a mail (verification, reset); never the request's Host. Unset: no mail. */
+  publicOrigin: string | undefined;
+  /** Cloudflare Turnstile keys: when both are set, sign-in challenges are Turnstile's instead of ALTCHA's. */
+  turnstile: { siteKey: string; secretKey: string } | undefined;
   /** A task still processing after this is failed with PROCESSING_TIMEOUT (decisions.md §2: 15 min). */
   taskBudgetMs: number;
   /** A task that cannot get engine capacity waits (stays queued) at most this long, then fails SERVICE_UNAVAILABLE. */
@@ -139,6 +157,12 @@ export function getConfig(env: Env): Config {
     engineSecret: raw.ENGINE_SECRET,
     engineUrl: raw.ENGINE_URL,
     dohUrl: raw.DOH_URL ?? DEFAULT_DOH_URL,
+    webhookEgress: raw.WEBHOOK_EGRESS === "platform" ? "platform" : "pinned",
+    publicOrigin: raw.PUBLIC_ORIGIN === undefined ? undefined : new URL(raw.PUBLIC_ORIGIN).origin,
+    turnstile:
+      raw.TURNSTILE_SITE_KEY && raw.TURNSTILE_SECRET_KEY
+        ? { siteKey: raw.TURNSTILE_SITE_KEY, secretKey: raw.TURNSTILE_SECRET_KEY }
+        : undefined,
     taskBudgetMs: raw.TASK_PROCESSING_BUDGET_SECONDS * 1000,
     taskMaxQueueWaitMs: raw.TASK_MAX_QUEUE_WAIT_SECONDS * 1000,
     engineInstances,

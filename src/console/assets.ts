@@ -1,6 +1,10 @@
 import type { Hono } from "hono";
 // The browser half of @simplewebauthn, imported as text (wrangler.toml [[rules]] Text) and served from here: no CDN.
 import WEBAUTHN_BROWSER from "../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js";
+// The ALTCHA widget's CSP-friendly build (altcha/external: no inline styles or blob workers) and its worker.
+import ALTCHA_STYLE from "../../node_modules/altcha/dist/external/altcha.css";
+import ALTCHA_WIDGET from "../../node_modules/altcha/dist/external/altcha.min.js";
+import ALTCHA_PBKDF2_WORKER from "../../node_modules/altcha/dist/workers/pbkdf2.js";
 import UPLOADS_PAGE from "./bundled/uploads-page.bundle.js";
 import UPPY_STYLES from "./bundled/uppy.bundle.css";
 import UPPY from "./bundled/uppy.bundle.js";
@@ -35,17 +39,28 @@ document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
 });
 `;
 
+/**
+ * Starts the widget's proof of work in a worker served from here (the external build bundles none): the one
+ * algorithm our challenges use (src/users/challenge.ts). A module script, so it runs after the widget's module.
+ */
+export const ALTCHA_SCRIPT = `globalThis.$altcha.algorithms.set("PBKDF2/SHA-256", () => new Worker(${JSON.stringify(consolePaths.altchaWorker)}));`;
+
 const SCRIPT = "text/javascript; charset=utf-8";
+const STYLE = "text/css; charset=utf-8";
 
 /**
- * The browser files the console serves itself (no CDN), to anyone: the passkey library, and Uppy with its
- * stylesheet and the Uploads page's script (src/console/bundled, `npm run console:build`). Uppy's files may be
- * loaded by a customer's own page too: they are the same library as Uppy's CDN build.
+ * The browser files the console serves itself (no CDN), to anyone: the passkey library, the ALTCHA widget with
+ * its stylesheet and worker, and Uppy with its stylesheet and the Uploads page's script (src/console/bundled,
+ * `npm run console:build`). Uppy's files may be loaded by a customer's own page too: they are the same library
+ * as Uppy's CDN build.
  */
 const FILES: [path: string, body: string, type: string][] = [
   [consolePaths.webauthnScript, WEBAUTHN_BROWSER, SCRIPT],
+  [consolePaths.altchaScript, ALTCHA_WIDGET, SCRIPT],
+  [consolePaths.altchaStyle, ALTCHA_STYLE, STYLE],
+  [consolePaths.altchaWorker, ALTCHA_PBKDF2_WORKER, SCRIPT],
   [consolePaths.uppyScript, UPPY, SCRIPT],
-  [consolePaths.uppyStyles, UPPY_STYLES, "text/css; charset=utf-8"],
+  [consolePaths.uppyStyles, UPPY_STYLES, STYLE],
   [consolePaths.uploadsScript, UPLOADS_PAGE, SCRIPT],
 ];
 

@@ -1,5 +1,6 @@
 import type { UserRow } from "../db/schema";
 import type { AppEnv } from "../http/context";
+import type { CspAdditions } from "./csp";
 
 /** The app's context plus what the console's middleware establishes. */
 export type ConsoleEnv = {
@@ -7,8 +8,6 @@ export type ConsoleEnv = {
   Variables: AppEnv["Variables"] & {
     /** Per-response nonce of the Content-Security-Policy (inline style and scripts). */
     nonce: string;
-    /** The page uploads from the browser: its CSP allows connections to this origin (securityHeaders). */
-    connectSelf?: boolean;
     /** The CSRF token every form of this response carries. */
     csrf: string;
     /** The parsed body of a POST, after its CSRF token was checked. */
@@ -16,5 +15,7 @@ export type ConsoleEnv = {
     /** The signed-in user and the stored id of their session (set on every page but sign-in and sign-up). */
     user: UserRow;
     sessionId: string;
+    /** What this response's page adds to the Content-Security-Policy (src/console/csp.ts). */
+    cspAdditions?: CspAdditions;
   };
 };

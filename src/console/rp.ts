@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { clientThrottleKey } from "../http/client-key";
 import type { RelyingParty } from "../users/passkeys";
 
 /** The WebAuthn relying party of a request: its host and origin, as the browser sees them. */
@@ -7,7 +8,8 @@ export function relyingParty(c: Context): RelyingParty {
   return { id: url.hostname, origin: url.origin };
 }
 
-/** The client address sign-in attempts are counted against (Cloudflare sets the header; locally, one bucket). */
-export function clientAddress(c: Context) {
-  return c.req.header("cf-connecting-ip") ?? "local";
-}
+/**
+ * The client sign-ins, sign-ups and reset mails are counted against: its throttle key (src/http/client-key.ts,
+ * IPv4 by address, IPv6 by /64; locally, without CF-Connecting-IP, one bucket).
+ */
+export const clientAddress = (c: Context) => clientThrottleKey(c);

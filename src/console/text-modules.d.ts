@@ -3,3 +3,18 @@ declare module "*.umd.min.js" {
   const text: string;
   export default text;
 }
+
+declare module "*/altcha.min.js" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/altcha.css" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/workers/pbkdf2.js" {
+  const text: string;
+  export default text;
+}

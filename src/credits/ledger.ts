@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { accounts, creditLedger } from "../db/schema";
@@ -21,7 +21,7 @@ export type BalanceChange = {
  * The ledger row of a balance change, for a batch right after the statement that changed the balance: it is
  * inserted only when that statement changed the account (changes() = 1), and records the resulting balance.
  */
-export function ledgerEntry(db: Db, change: BalanceChange) {
+export function ledgerEntry(db: Db, change: Omit<BalanceChange, "amount"> & { amount: number | SQL }) {
   const value = <T>(v: T, column: string) => sql<T>`${v}`.as(column);
   return db.insert(creditLedger).select(
     db

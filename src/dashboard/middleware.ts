@@ -57,16 +57,10 @@ export function readOperatorSession(c: Context<DashboardEnv>) {
 }
 
 /**
- * What a response may add to its policy: `connectSelf`, fetch and XHR to this origin (connect-src 'self'), for
- * the one page that talks to the API from the browser (the console's Uploads page: Uppy's tus requests).
- */
-export type CspVariables = { nonce: string; connectSelf?: boolean };
-
-/**
  * Security headers of every dashboard response: nothing cached, nothing framed, and a Content-Security-Policy
  * that allows only this response's own inline style and script (by nonce) — no other origin, no plugins.
  */
-export const securityHeaders = createMiddleware<{ Variables: CspVariables }>(async (c, next) => {
+export const securityHeaders = createMiddleware<{ Variables: { nonce: string } }>(async (c, next) => {
   const nonce = bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
   c.set("nonce", nonce);
   await next();
@@ -79,7 +73,6 @@ export const securityHeaders = createMiddleware<{ Variables: CspVariables }>(asy
       `style-src 'nonce-${nonce}'`,
       `script-src 'nonce-${nonce}'`,
       "img-src 'self' data:",
-      ...(c.get("connectSelf") ? ["connect-src 'self'"] : []),
       "form-action 'self'",
       "frame-ancestors 'none'",
       "base-uri 'none'",

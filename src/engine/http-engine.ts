@@ -4,18 +4,26 @@
  * the engine's answers; no Node APIs, so it runs in the Worker.
  */
 
+import {
+  EngineResultSchema,
+  ErrorBodySchema,
+  FetchedMediaSchema,
+  JobStatusSchema,
+  PipelineEventSchema,
+  parseHeader,
+  pipelineFilePath,
+} from "@p6/contract/wire";
+import type { z } from "zod";
 import { isolateLoadBoard, type LoadBoard } from "./load.ts";
 import {
   ENGINE_ERROR_STATUS,
   type EngineErrorBody,
-  type EngineErrorCode,
-  type EngineFetchedMedia,
   type EngineFetchRequest,
   type EngineJobRequest,
-  type EngineJobStatus,
   type EngineJobType,
+  type EnginePipelineEvent,
+  type EnginePipelineRequest,
   type EngineResolveRequest,
-  type EngineResult,
   type MediaEngine,
   type Priority,
 } from "./types.ts";
@@ -129,6 +137,17 @@ export class HttpMediaEngine implements MediaEngine {
     return this.post(`/v1/jobs/${type}`, body.job_id, body, signal);
   }
 
+  runPipeline(body: EnginePipelineRequest, signal?: AbortSignal): Promise<Response> {
+    return this.post("/v1/pipelines", body.job_id, body, signal);
+  }
+
+  /** From the instance the job was placed on: the step's file is on its disk only. */
+  async pipelineFile(jobId: string, step: string, signal?: AbortSignal): Promise<Response> {
+    const target = this.placed.get(jobId) ?? (this.targets.length === 1 ? this.targets[0] : undefined);
+    if (target === undefined) return unavailable("the engine that ran this pipeline is not known here");
+    return target.fetch(this.request(target, "GET", pipelineFilePath(jobId, step), undefined, signal));
+  }
+
   fetchSource(body: EngineFetchRequest, signal?: AbortSignal): Promise<Response> {
     return this.post("/v1/fetch", undefined, body, signal);
   }
@@ -146,7 +165,7 @@ export class HttpMediaEngine implements MediaEngine {
         await res.body?.cancel();
         return null;
       }
-      return ((await res.json()) as EngineJobStatus).progress;
+      return JobStatusSchema.parse(await res.json()).progress;
     } catch {
       return null;
     }
@@ -170,30 +189,16 @@ export class HttpMediaEngine implements MediaEngine {
   }
 }
 
-const isCode = (code: unknown): code is EngineErrorCode =>
-  typeof code === "string" && code in ENGINE_ERROR_STATUS;
-
 /**
  * Reads a non-2xx engine answer as a public error. Answers that are not the engine's own (a container
  * that is starting, a proxy error) become SERVICE_UNAVAILABLE, PROCESSING_TIMEOUT or INTERNAL by status;
  * an engine 401 (wrong ENGINE_SECRET) is a server fault, so INTERNAL.
  */
 export async function readEngineError(res: Response): Promise<EngineErrorBody & { status: number }> {
-  let body: Partial<EngineErrorBody> = {};
   const jsonAnswer = (res.headers.get("content-type") ?? "").includes("application/json");
-  try {
-    body = (await res.json()) as Partial<EngineErrorBody>;
-  } catch {
-    // not JSON: fall through to the status
-  }
-  if (res.status !== 401 && isCode(body.code) && typeof body.message === "string") {
-    const error: EngineErrorBody & { status: number } = {
-      status: ENGINE_ERROR_STATUS[body.code],
-      code: body.code,
-      message: body.message,
-    };
-    if (typeof body.field === "string") error.field = body.field;
-    return error;
+  const body = ErrorBodySchema.safeParse(await res.json().catch(() => undefined));
+  if (res.status !== 401 && body.success) {
+    return { status: ENGINE_ERROR_STATUS[body.data.code], ...body.data };
   }
   if (res.status === 504) {
     return { status: 504, code: "PROCESSING_TIMEOUT", message: "processing took too long" };
@@ -208,18 +213,45 @@ export async function readEngineError(res: Response): Promise<EngineErrorBody & 
   return { status: 500, code: "INTERNAL", message: "the media engine failed" };
 }
 
-/** The result metadata of a file answer (header X-Engine-Result). */
-export function readEngineResult(res: Response): EngineResult {
-  const header = res.headers.get("x-engine-result");
-  if (header === null) throw new Error("engine answer without X-Engine-Result");
-  return JSON.parse(header) as EngineResult;
+/**
+ * The result of a file answer (header X-Engine-Result), parsed by `schema`: the operation's own result
+ * (OPERATIONS[type].result) or any file result. A missing or malformed header is the engine's fault: thrown.
+ */
+export function readEngineResult<S extends z.ZodType = typeof EngineResultSchema>(
+  res: Response,
+  schema?: S,
+): z.output<S> {
+  const result = parseHeader(schema ?? EngineResultSchema, res.headers.get("x-engine-result"));
+  if (result === null) throw new Error("engine answer without X-Engine-Result");
+  return result as z.output<S>;
 }
 
 /** The sniffed type of a /v1/fetch answer (header X-Engine-Media). */
-export function readFetchedMedia(res: Response): EngineFetchedMedia {
-  const header = res.headers.get("x-engine-media");
-  if (header === null) throw new Error("engine answer without X-Engine-Media");
-  return JSON.parse(header) as EngineFetchedMedia;
+export function readFetchedMedia(res: Response) {
+  const media = parseHeader(FetchedMediaSchema, res.headers.get("x-engine-media"));
+  if (media === null) throw new Error("engine answer without X-Engine-Media");
+  return media;
+}
+
+/**
+ * The events of a pipeline answer (NDJSON), each parsed by its schema, as they arrive. A stream that ends
+ * without `done` or `failed` was cut: the caller treats that as the engine failing.
+ */
+export async function* readPipelineEvents(res: Response): AsyncGenerator<EnginePipelineEvent> {
+  if (res.body === null) return;
+  let buffered = "";
+  const lines = res.body.pipeThrough(new TextDecoderStream());
+  for await (const chunk of lines) {
+    buffered += chunk;
+    let end = buffered.indexOf("\n");
+    while (end >= 0) {
+      const line = buffered.slice(0, end).trim();
+      buffered = buffered.slice(end + 1);
+      if (line !== "") yield PipelineEventSchema.parse(JSON.parse(line));
+      end = buffered.indexOf("\n");
+    }
+  }
+  if (buffered.trim() !== "") yield PipelineEventSchema.parse(JSON.parse(buffered));
 }
 
 /** Phases of X-Engine-Timing in milliseconds, for Server-Timing. */

@@ -16,6 +16,7 @@ export {
   readEngineResult,
   readEngineTiming,
   readFetchedMedia,
+  readPipelineEvents,
   urlTarget,
 } from "./http-engine.ts";
 export { ENGINE_LOAD_HEADER, type EngineLoad, formatEngineLoad, LoadBoard, parseEngineLoad } from "./load.ts";

@@ -1,9 +1,9 @@
 /**
- * The Worker's view of the media engine (containers/ffmpeg, protocol v1; wire format in
- * containers/ffmpeg/README.md). The shapes are the engine's too: one definition in @p6/contract/protocol
- * (packages/contract), named here as the Worker's code reads them.
+ * The Worker's view of the media engine (containers/ffmpeg, protocol v1; routes in
+ * containers/ffmpeg/README.md). The wire format is the engine's too: one definition as zod in
+ * @p6/contract/wire (packages/contract), named here as the Worker's code reads it.
  */
-import type { FetchRequest, JobRequest, JobType, ResolveRequest } from "@p6/contract/protocol";
+import type { FetchRequest, JobRequest, JobType, PipelineRequest, ResolveRequest } from "@p6/contract/wire";
 
 export type {
   EngineResult,
@@ -15,15 +15,17 @@ export type {
   JobStatus as EngineJobStatus,
   JobType as EngineJobType,
   OutputFormat as EngineOutputFormat,
+  PipelineEvent as EnginePipelineEvent,
+  PipelineRequest as EnginePipelineRequest,
   Priority,
   ProbeResult as EngineProbeResult,
   ResolveRequest as EngineResolveRequest,
-} from "@p6/contract/protocol";
+} from "@p6/contract/wire";
 export {
   ERROR_STATUS as ENGINE_ERROR_STATUS,
   JOB_TYPES as ENGINE_JOB_TYPES,
   PROTOCOL_VERSION as ENGINE_PROTOCOL_VERSION,
-} from "@p6/contract/protocol";
+} from "@p6/contract/wire";
 
 /**
  * The media engine as the Worker uses it, whichever way it is reached (ENGINE_URL in development and
@@ -35,6 +37,13 @@ export {
  */
 export interface MediaEngine {
   run(type: JobType, body: JobRequest, signal?: AbortSignal): Promise<Response>;
+  /**
+   * A pipeline as one job: on 200 the body is NDJSON, one EnginePipelineEvent a line (readPipelineEvents);
+   * each step's file is then fetched with `pipelineFile` from the same instance.
+   */
+  runPipeline(body: PipelineRequest, signal?: AbortSignal): Promise<Response>;
+  /** A file of a pipeline step (after its `succeeded` event), from the instance that runs the job. */
+  pipelineFile(jobId: string, step: string, signal?: AbortSignal): Promise<Response>;
   fetchSource(body: FetchRequest, signal?: AbortSignal): Promise<Response>;
   /** Resolves a URL's host and applies the engine's address policy (webhooks, task sources at creation). */
   resolve(body: ResolveRequest, signal?: AbortSignal): Promise<Response>;

@@ -53,6 +53,12 @@ export const RESPONSE_HEADERS = {
       "Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress.",
     schema: { type: "integer" as const, minimum: 0, example: 1 },
   },
+  "Cache-Control": {
+    description:
+      "Always `no-store` on the API's and the admin API's answers, errors included: no cache may keep an account's data or one client's answer for another.",
+    required: true,
+    schema: { type: "string" as const, enum: ["no-store"] },
+  },
   "WWW-Authenticate": {
     description: "Always `Bearer`: the only accepted scheme.",
     required: true,
@@ -81,7 +87,7 @@ export const RESPONSE_HEADERS = {
   },
   "Preference-Applied": {
     description:
-      "`wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240).",
+      "`wait=<seconds>` when the request's `Prefer: wait` was honoured, with the seconds honoured (60 when more were asked): the task in the body has ended, or that many seconds passed first (RFC 7240). Absent when the request stated no wait to honour.",
     schema: text("wait=30"),
   },
   "Server-Timing": {

@@ -31,13 +31,41 @@ export function applySecurityHeaders(headers: Headers): void {
   headers.set("X-Frame-Options", "DENY");
 }
 
+/**
+ * One year. No `includeSubDomains` and no `preload`: the API's hostname may share its parent domain with sites
+ * this Worker knows nothing about, which the header would then force onto HTTPS too (docs/decisions.md).
+ */
+export const HSTS = "max-age=31536000";
+
+/** The only answer under /v1 or /admin/v1 that needs no credentials and may be cached: the public document. */
+const PUBLIC_DOCUMENT = "/v1/openapi.json";
+
+/**
+ * Headers that depend on the request:
+ * - `Strict-Transport-Security` on every answer to an HTTPS request (a browser ignores it over plain HTTP,
+ *   and local development is plain HTTP);
+ * - `Cache-Control: no-store` on every answer of the key-authenticated API and the admin API, errors included,
+ *   whatever the route set: a shared cache must never keep a customer's account, tasks, usage or keys, nor
+ *   tell one client what another was refused. Signed /files URLs, the docs and the pages keep their own.
+ */
+export function applyRequestHeaders(request: Request, headers: Headers): void {
+  const url = new URL(request.url);
+  if (url.protocol === "https:") headers.set("Strict-Transport-Security", HSTS);
+  const api = url.pathname.startsWith("/v1/") || url.pathname.startsWith("/admin/v1/");
+  if (api && url.pathname !== PUBLIC_DOCUMENT) headers.set("Cache-Control", "no-store");
+}
+
 export const securityHeaders = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  try {
+  const apply = () => {
     applySecurityHeaders(c.res.headers);
+    applyRequestHeaders(c.req.raw, c.res.headers);
+  };
+  try {
+    apply();
   } catch {
     // Headers of a response passed through from elsewhere are immutable: copy it first.
     c.res = new Response(c.res.body, c.res);
-    applySecurityHeaders(c.res.headers);
+    apply();
   }
 });

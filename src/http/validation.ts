@@ -11,9 +11,12 @@ export function canonicalHeaderName(name: string): string {
   return name.replace(/(^|-)(\w)/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase());
 }
 
-/** Field names as the client wrote them: body fields bare (source_url, params.start), query too. */
+/** Field names as the client wrote them: body fields bare (source_url, params.start, params.steps[1].use), query too. */
 function fieldName(target: Target, path: PropertyKey[]) {
-  const name = path.map(String).join(".");
+  const name = path
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+    .join("")
+    .replace(/^\./, "");
   if (target === "json" || target === "query" || target === "param") return name || "body";
   if (target === "header") return canonicalHeaderName(name);
   return name ? `${target}.${name}` : target;

@@ -1,3 +1,12 @@
+import {
+  InflateLimitError,
+  inflateBounded,
+  inflationMessage,
+  PNG_CHANNELS,
+  pngDataBytes,
+  pngPasses,
+  pngRowBytes,
+} from "@p6/contract/png-data";
 import { crc32 } from "./crc32";
 import { DecodeLimitError } from "./errors";
 import { MAX_IMAGE_PIXELS } from "./header";
@@ -10,14 +19,15 @@ import type { Rgba } from "./rgba";
  * Reads every PNG colour type and bit depth (16-bit is reduced to 8), palettes, tRNS and Adam7 interlacing.
  *
  * Decoded size is bounded before any work: the header's pixel count is checked against the cap before the
- * RGBA buffer exists, and the compressed data is fed to zlib in small slices while the inflated bytes are
- * counted against what the header implies (rows × (1 filter byte + row bytes), per Adam7 pass). A stream
- * that inflates past that (a "zip bomb": 1 MB of zeros inflating to 1 GiB behind a 1×1 header) is refused
- * after at most one slice's worth of output, never held.
+ * RGBA buffer exists, and the compressed data goes through the engine's and the Worker's one bounded inflate
+ * (@p6/contract/png-data): fed to zlib in small slices while the inflated bytes are counted against what the
+ * header implies (rows × (1 filter byte + row bytes), per Adam7 pass). A stream that inflates past that (a
+ * "zip bomb": 1 MB of zeros inflating to 1 GiB behind a 1×1 header) is refused after at most one slice's worth
+ * of output, never held.
  */
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
-const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const CHANNELS = PNG_CHANNELS;
 const DEPTHS: Record<number, number[]> = {
   0: [1, 2, 4, 8, 16],
   2: [8, 16],
@@ -25,22 +35,7 @@ const DEPTHS: Record<number, number[]> = {
   4: [8, 16],
   6: [8, 16],
 };
-/**
- * Compressed bytes handed to zlib per write. Deflate expands at most ~1032:1, so one slice inflates to at
- * most ~8 MiB before the count below can stop it.
- */
-const INFLATE_SLICE_BYTES = 8 * 1024;
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
-
-type Pass = { x0: number; y0: number; dx: number; dy: number; w: number; h: number };
+type Pass = ReturnType<typeof pngPasses>[number];
 type Ihdr = { width: number; height: number; depth: number; colorType: number; interlaced: boolean };
 
 export class PngFormatError extends Error {}
@@ -111,44 +106,23 @@ export function checkPixels(width: number, height: number, maxPixels: number): v
 }
 
 /**
- * Feeds the zlib stream through native inflate in INFLATE_SLICE_BYTES slices, handing each inflated piece
- * to `sink` as it arrives, and stops (cancelling the stream, so nothing more is inflated) as soon as the
- * output exceeds `expected` bytes.
+ * The shared bounded inflate (@p6/contract/png-data): each inflated piece to `sink` as it arrives, stopped (the
+ * stream cancelled, so nothing more is inflated) as soon as the output exceeds `expected` bytes, which is a
+ * malformed image (415). The compressed data goes in 8 KiB slices, so at most ~8 MiB is inflated past it.
  */
 export async function inflate(
   chunks: Iterable<Uint8Array>,
   expected: number,
   sink: (piece: Uint8Array) => void,
 ): Promise<void> {
-  const stream = new DecompressionStream("deflate");
-  const writer = stream.writable.getWriter();
-  const feeding = (async () => {
-    for (const chunk of chunks) {
-      for (let at = 0; at < chunk.length; at += INFLATE_SLICE_BYTES)
-        await writer.write(chunk.subarray(at, at + INFLATE_SLICE_BYTES));
-    }
-    await writer.close();
-  })();
-  feeding.catch(() => {}); // the reader below reports the same failure, or has cancelled the stream
-  const reader = stream.readable.getReader();
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > expected) {
-      await reader.cancel().catch(() => {});
-      await writer.abort().catch(() => {});
-      throw new DecodeLimitError(
-        "CONTENT_TYPE_UNSUPPORTED",
-        `is malformed: its compressed image data inflates beyond the ${expected} bytes its header declares.`,
-      );
-    }
-    sink(value);
+  try {
+    await inflateBounded(chunks, expected, sink);
+  } catch (error) {
+    if (error instanceof InflateLimitError)
+      throw new DecodeLimitError("CONTENT_TYPE_UNSUPPORTED", `${inflationMessage(expected)}.`);
+    throw error;
   }
-  await feeding;
 }
-
 /**
  * Turns the inflated byte stream into RGBA pixels, one scanline at a time: reassembles rows across pieces,
  * undoes the row filter against the previous row, and expands the pixels into `out`.
@@ -157,17 +131,8 @@ function rowDecoder(h: Ihdr, out: Uint8ClampedArray, palette?: Uint8Array, trns?
   const channels = CHANNELS[h.colorType]!;
   const bitsPerPixel = channels * h.depth;
   const bpp = Math.max(1, bitsPerPixel >> 3);
-  const passes: Pass[] = h.interlaced
-    ? ADAM7.map(([x0, y0, dx, dy]) => ({
-        x0,
-        y0,
-        dx,
-        dy,
-        w: Math.ceil((h.width - x0) / dx),
-        h: Math.ceil((h.height - y0) / dy),
-      })).filter((p) => p.w > 0 && p.h > 0)
-    : [{ x0: 0, y0: 0, dx: 1, dy: 1, w: h.width, h: h.height }];
-  const rowBytesOf = (p: Pass) => Math.ceil((p.w * bitsPerPixel) / 8);
+  const passes: Pass[] = pngPasses(h);
+  const rowBytesOf = (p: Pass) => pngRowBytes(h, p);
   const maxRow = Math.ceil((h.width * bitsPerPixel) / 8);
   // Rows carry `bpp` leading zero bytes so the filters can read "the pixel to the left" without a branch.
   let cur = new Uint8Array(bpp + maxRow);
@@ -208,7 +173,7 @@ function rowDecoder(h: Ihdr, out: Uint8ClampedArray, palette?: Uint8Array, trns?
       }
     }
   }
-  const expectedBytes = passes.reduce((sum, p) => sum + p.h * (1 + rowBytesOf(p)), 0);
+  const expectedBytes = pngDataBytes(h);
   return { push, done: () => passIndex === passes.length, expectedBytes };
 }
 

@@ -16,6 +16,9 @@ import { resizeImage } from "./resize";
 import type { Rgba } from "./rgba";
 import { defaultFontSize, renderMark } from "./text";
 
+/** Where a watermark's time went (decode, composite, encode); Server-Timing reports it (src/http/timing.ts). */
+export type PhaseTimer = { add(phase: string, ms: number): void };
+
 export type ImageWatermarkResult = {
   bytes: Uint8Array;
   format: ImageFormat;
@@ -31,14 +34,22 @@ export type ImageWatermarkResult = {
  * decoded and shrunk (or the text drawn) first, then the base is decoded once and blended in place, then
  * encoded. Throws ImageInputError for inputs the client must fix (unsupported, undecodable, too large),
  * TextMarkError for text it cannot draw, and ForEngineError for valid inputs the media engine is to watermark
- * instead (see codecs.ts).
+ * instead (see codecs.ts). `timing` gets the time of each phase: decode (the logo's too, and its resizing or the
+ * text's drawing), composite, encode (the ICC profile's copy included).
  */
 export async function watermarkImage(
   base: Uint8Array,
   params: ImageWatermarkParams,
   logo?: Uint8Array,
   env: { FONTS?: R2Bucket } = {},
+  timing?: PhaseTimer,
 ): Promise<ImageWatermarkResult> {
+  let phaseStart = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    timing?.add(name, now - phaseStart);
+    phaseStart = now;
+  };
   const p = ImageWatermarkParamsSchema.parse(params);
   const baseHeader = checkHeader(base, "image");
   if (p.text === undefined && !logo)
@@ -60,6 +71,7 @@ export async function watermarkImage(
   const markOpacity = logo ? p.opacity : 1;
 
   const image = await decode(baseHeader, base, "image");
+  phase("decode");
   if (p.opacity > 0 && mark) {
     const { x, y } = placeMark(p.position, p.margin, image, mark);
     compositeOver(image, mark, x, y, markOpacity);
@@ -68,11 +80,13 @@ export async function watermarkImage(
 
   const format = p.format === "same" ? baseHeader.format : p.format;
   if (format === "jpeg") flattenOnWhite(image);
+  phase("composite");
   const encoded = await encodeImage(image, format, p.quality);
   // The base's RGB colour profile goes with its pixels (a Display P3 photo stays P3); the mark is drawn in
   // the base's colour space as it is.
   const profile = await readRgbProfile(baseHeader.format, base);
   const bytes = profile ? await withProfile(format, encoded, profile) : encoded;
+  phase("encode");
   return { bytes, format, contentType: `image/${format}`, width: image.width, height: image.height };
 }
 

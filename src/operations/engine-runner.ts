@@ -1,14 +1,15 @@
+import { OPERATIONS, type OperationType } from "@p6/contract/operations";
 import { engineUnavailable } from "../capacity/unavailable";
 import {
+  type EngineErrorBody,
   type EngineJobRequest,
-  type EngineJobType,
   readEngineError,
   readEngineResult,
   readEngineTiming,
 } from "../engine";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
-import type { OutputKind, Produced, RunContext } from "./types";
+import type { Produced, RunContext } from "./types";
 
 const CONTENT_TYPES: Record<string, string> = {
   mp4: "video/mp4",
@@ -25,6 +26,8 @@ const CONTENT_TYPES: Record<string, string> = {
   ogg: "audio/ogg",
   mka: "audio/x-matroska",
   "3gp": "audio/3gpp",
+  aiff: "audio/aiff",
+  caf: "audio/x-caf",
 };
 
 /** Every Content-Type an output file can have (the /files route documents them): the engine's, and JSON. */
@@ -36,19 +39,30 @@ export function contentTypeOf(format: string) {
   return CONTENT_TYPES[format] ?? "application/octet-stream";
 }
 
+/** A format's file extension (jpeg → jpg). */
+export const extensionOf = (format: string) => EXTENSIONS[format] ?? format;
+
+/** An output file's name: `<operation>.<ext>` (trim.mp4, extract-cover.jpg). */
+export const outputName = (type: OperationType, format: string) =>
+  `${type.split(".")[1]}.${extensionOf(format)}`;
+
 /** The engine's typed failure as the public error; configuration faults between us and the engine are ours. */
 export async function engineFailure(response: Response): Promise<ApiError> {
-  const error = await readEngineError(response);
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return apiErrorOf(
+    await readEngineError(response),
+    Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+/** An engine error body (an answer's, or a pipeline step's `failed` event) as the public error. */
+export function apiErrorOf(error: EngineErrorBody, retryAfterSeconds?: number): ApiError {
   if (error.code === "VALIDATION_INVALID_ARGUMENT" && error.field) {
     return ApiError.invalid(error.field, error.message);
   }
   if (error.code === "SERVICE_UNAVAILABLE") {
     // Saturated, starting, restarting or unreachable: transient, so the client is told when to come back.
-    const retryAfter = Number(response.headers.get("retry-after"));
-    return engineUnavailable(
-      Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
-      error.message,
-    );
+    return engineUnavailable(retryAfterSeconds, error.message);
   }
   if (error.code === "AUTH_UNAUTHORIZED" || error.code === "RESOURCE_NOT_FOUND") {
     return new ApiError("INTERNAL", undefined, {
@@ -59,7 +73,10 @@ export async function engineFailure(response: Response): Promise<ApiError> {
 }
 
 /** Calls the engine, turning a refused connection into 503 and an abort into the caller's timeout. */
-export async function callEngine(ctx: RunContext, call: () => Promise<Response>): Promise<Response> {
+export async function callEngine(
+  ctx: Pick<RunContext, "signal" | "timing">,
+  call: () => Promise<Response>,
+): Promise<Response> {
   // The whole round trip (the engine's own queue and transport included), beside its fetch and process.
   const started = performance.now();
   try {
@@ -82,8 +99,7 @@ export async function callEngine(ctx: RunContext, call: () => Promise<Response>)
  */
 export async function runOnEngine(
   ctx: RunContext,
-  type: EngineJobType,
-  outputKind: OutputKind,
+  type: OperationType,
   sourceUrl: string,
   params: object,
   extra: Pick<EngineJobRequest, "text_mark"> = {},
@@ -108,14 +124,13 @@ export async function runOnEngine(
     ctx.timing.add("fetch", timing.fetch);
     ctx.timing.add("process", timing.process);
   }
-  if (outputKind === "json")
-    return { kind: "data", data: (await response.json()) as Record<string, unknown> };
-  const meta = readEngineResult(response);
-  const operation = type.split(".")[1];
+  const { gives, result } = OPERATIONS[type];
+  if (gives === "json") return { kind: "data", data: result.parse(await response.json()) };
+  const meta = readEngineResult(response, result) as { format: string; size_bytes: number };
   return {
     kind: "file",
-    outputKind,
-    name: `${operation}.${EXTENSIONS[meta.format] ?? meta.format}`,
+    outputKind: gives,
+    name: outputName(type, meta.format),
     contentType: contentTypeOf(meta.format),
     body: response.body ?? new Uint8Array(),
     sizeBytes: meta.size_bytes,

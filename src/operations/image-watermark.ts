@@ -1,5 +1,5 @@
-import { z } from "@hono/zod-openapi";
-import { ImageWatermarkParamsSchema, TEXT_SCRIPTS } from "@p6/contract/params";
+import type { OperationParams } from "@p6/contract/operations";
+import { TEXT_SCRIPTS } from "@p6/contract/params";
 import { readFetchedMedia } from "../engine";
 import { ApiError } from "../errors/api-error";
 import {
@@ -12,9 +12,8 @@ import {
 } from "../images";
 import { Semaphore } from "../util/semaphore";
 import { callEngine, engineFailure, runOnEngine } from "./engine-runner";
-import { dimensionsShape, fileResultShape } from "./schemas";
 import { engineMarkSize, engineTextMark, fontsOf, textMarkApiError } from "./text-mark";
-import { defineOperation, type RunContext } from "./types";
+import type { RunContext, WorkerOperation } from "./types";
 
 /**
  * Images up to this many pixels are watermarked inside the Worker (measured peak ≈ 62 MB at 1920×1080, see
@@ -72,32 +71,15 @@ async function onEngine(ctx: RunContext, sourceUrl: string, params: Params, heig
           { ...params, text: params.text },
           engineMarkSize({ ...params, text: params.text }, height),
         );
-  return runOnEngine(
-    ctx,
-    "image.watermark",
-    "image",
-    sourceUrl,
-    params,
-    textMark ? { text_mark: textMark } : {},
-  );
+  return runOnEngine(ctx, "image.watermark", sourceUrl, params, textMark ? { text_mark: textMark } : {});
 }
 
-type Params = z.output<typeof ImageWatermarkParamsSchema>;
+type Params = OperationParams<"image.watermark">;
 
-export const imageWatermark = defineOperation({
-  type: "image.watermark",
+export const imageWatermark: WorkerOperation<"image.watermark"> = {
   operationId: "watermarkImage",
   summary: "Watermark an image",
   description: `Overlays a logo (PNG, WebP or JPEG; alpha respected) or a text mark on a JPEG, PNG or WebP image. Text is shaped with bidi and font fallback (${TEXT_SCRIPTS}), placed by its drawn bounds; characters no font covers are refused with 400 naming them. Sources up to 25 MiB and 16.8 megapixels, checked from the header before decoding. EXIF orientation (JPEG, PNG eXIf, WebP) is applied first: the output carries no EXIF and width/height are the turned image's. Alpha is kept in PNG and WebP output. Animated images (APNG, animated WebP) and JPEGs in codings the decoders lack (arithmetic, lossless, 12-bit) are refused with 415 naming why.`,
-  cost: 1,
-  params: ImageWatermarkParamsSchema,
-  example: {
-    watermark_url: "https://example.com/logo.png",
-    position: "bottom-right",
-    scale: 0.2,
-    format: "webp",
-  },
-  result: z.object({ ...fileResultShape, ...dimensionsShape }).openapi("ImageWatermarkResult"),
   async run(ctx, sourceUrl, params) {
     const started = performance.now();
     const source = await fetchImage(ctx, sourceUrl, "source_url");
@@ -139,7 +121,7 @@ export const imageWatermark = defineOperation({
     try {
       result = await ctx.timing.measure("process", () =>
         inWorker
-          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env)), ctx.priority)
+          .run(() => watermarkImage(base, params, logo, fontsOf(ctx.env), ctx.timing), ctx.priority)
           .catch(imageError),
       );
     } catch (error) {
@@ -162,4 +144,4 @@ export const imageWatermark = defineOperation({
       },
     };
   },
-});
+};

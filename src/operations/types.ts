@@ -1,9 +1,10 @@
 import type { z } from "@hono/zod-openapi";
+import type { OperationParams, OperationSpec, OperationType } from "@p6/contract/operations";
 import type { Config } from "../config/config";
 import type { MediaEngine, Priority } from "../engine";
 import type { Timing } from "../http/timing";
 
-export type OutputKind = "image" | "video" | "audio" | "json";
+export type { OutputKind } from "@p6/contract/operations";
 
 /** What a runner gets: everything is passed in, nothing is read from globals. */
 export type RunContext = {
@@ -25,12 +26,12 @@ export type RunContext = {
 /** A produced file, streamed: the exact size is known before storing (R2 needs it for a stream). */
 export type ProducedFile = {
   kind: "file";
-  outputKind: Exclude<OutputKind, "json">;
+  outputKind: "image" | "video" | "audio";
   name: string;
   contentType: string;
   body: ReadableStream<Uint8Array> | Uint8Array;
   sizeBytes: number;
-  /** decisions.md §5 result fields: format, size_bytes, width, height, duration, start, end. */
+  /** The operation's result fields (decisions.md §5): format, size_bytes, and its own. */
   meta: Record<string, unknown>;
 };
 
@@ -40,24 +41,30 @@ export type ProducedData = { kind: "data"; data: Record<string, unknown> };
 export type Produced = ProducedFile | ProducedData;
 
 /**
- * One media operation (decisions.md §1): the single definition that the synchronous route, the task type and
- * their OpenAPI entries all come from.
+ * The Worker's part of an operation: how the synchronous route presents it and how it runs. The rest (params,
+ * result, kinds, cost) is the registry's entry in @p6/contract/operations; index.ts joins the two.
  */
-export type Operation<P extends z.ZodType = z.ZodType> = {
-  /** "<domain>.<operation>"; the synchronous route is /v1/<domain>/<operation>. */
-  type: string;
+export type WorkerOperation<T extends OperationType> = {
   /** The OpenAPI operationId of the synchronous route (camelCase verb + object, stable for generated clients). */
   operationId: string;
   summary: string;
   description: string;
-  /** Credits charged on success (decisions.md §7). */
-  cost: number;
-  params: P;
-  /** The synchronous response body. */
-  result: z.ZodObject;
-  /** An example `params` for the OpenAPI document. */
-  example: z.input<P>;
-  run(ctx: RunContext, sourceUrl: string, params: z.output<P>): Promise<Produced>;
+  run(ctx: RunContext, sourceUrl: string, params: OperationParams<T>): Promise<Produced>;
 };
 
-export const defineOperation = <P extends z.ZodType>(operation: Operation<P>) => operation;
+/**
+ * One media operation (decisions.md §1): the registry's entry with the Worker's part, the single definition the
+ * synchronous route, the task type, pipeline steps and their OpenAPI entries all come from.
+ */
+export type Operation = Omit<OperationSpec, "result"> & {
+  /** "<domain>.<operation>"; the synchronous route is /v1/<domain>/<operation>. */
+  type: OperationType;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The engine's result fields (the registry's). */
+  engineResult: z.ZodObject;
+  /** The synchronous response body: id, type (and url, expires_at for a file) before the result fields. */
+  result: z.ZodObject;
+  run(ctx: RunContext, sourceUrl: string, params: unknown): Promise<Produced>;
+};

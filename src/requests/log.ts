@@ -1,49 +1,49 @@
-import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { type ApiRequestRow, apiRequests } from "../db/schema";
+import type { RequestFilter } from "./request-log";
+import type { RequestEntry } from "./schema";
 
-/** Rows kept per account: the console shows "the last 1,000 API requests". */
-export const REQUEST_LOG_LIMIT = 1000;
-
-export const STATUS_CLASSES = ["2xx", "4xx", "5xx"] as const;
-export type StatusClass = (typeof STATUS_CLASSES)[number];
-
-export type RequestEntry = ApiRequestRow;
+export { REQUEST_LOG_LIMIT, STATUS_CLASSES, type StatusClass } from "./request-log";
+export type { RequestEntry } from "./schema";
 
 /**
- * Stores one request and trims the account's log to its newest REQUEST_LOG_LIMIT rows, in one batch (one round
- * trip, one implicit transaction). The trim finds the REQUEST_LOG_LIMIT-th newest id through the
- * (account_id, id) index and deletes what is older; below the limit that id is NULL and nothing is deleted.
+ * How long an isolate gathers an account's log entries before it sends them to the account's object in one
+ * call. Under load one call carries the rows of many requests (one Durable Object request and one storage
+ * transaction instead of one per API request); alone, a request's row is in the log this much later.
  */
-export async function recordRequest(db: Db, entry: RequestEntry, limit = REQUEST_LOG_LIMIT) {
-  const cutoff = sql`(SELECT ${apiRequests.id} FROM ${apiRequests} WHERE ${apiRequests.accountId} = ${entry.accountId} ORDER BY ${apiRequests.id} DESC LIMIT 1 OFFSET ${limit - 1})`;
-  await db.batch([
-    db.insert(apiRequests).values(entry).onConflictDoNothing(),
-    db.delete(apiRequests).where(and(eq(apiRequests.accountId, entry.accountId), lt(apiRequests.id, cutoff))),
-  ]);
+export const LOG_BATCH_MS = 50;
+
+/** Per account: the entries waiting for the write this isolate has scheduled. */
+const pending = new Map<string, RequestEntry[]>();
+
+/** The account's request log (one RequestLog object per account). */
+export function requestLogFor(env: Env, accountId: string) {
+  return env.REQUEST_LOG.get(env.REQUEST_LOG.idFromName(accountId));
+}
+
+/**
+ * Queues one request's row for its account's log. The first entry of a batch returns the write (the caller
+ * hands it to waitUntil, which keeps the isolate alive until it is done); entries that join the batch in the
+ * next LOG_BATCH_MS return undefined: they are written by that same call. The entries live in the isolate's
+ * memory only for that long, and the write that carries them is bound to a request that waits for it.
+ */
+export function recordRequest(env: Env, accountId: string, entry: RequestEntry): Promise<void> | undefined {
+  const batch = pending.get(accountId);
+  if (batch) {
+    batch.push(entry);
+    return undefined;
+  }
+  const entries = [entry];
+  pending.set(accountId, entries);
+  return (async () => {
+    try {
+      await scheduler.wait(LOG_BATCH_MS);
+    } finally {
+      pending.delete(accountId);
+    }
+    await requestLogFor(env, accountId).record(entries);
+  })();
 }
 
 /** One page of an account's log, newest first, optionally by status class and key. */
-export async function listRequests(
-  db: Db,
-  accountId: string,
-  filter: { statusClass?: StatusClass; keyId?: string; beforeId?: string; limit: number },
-) {
-  const low = filter.statusClass ? Number(filter.statusClass[0]) * 100 : undefined;
-  const rows = await db
-    .select()
-    .from(apiRequests)
-    .where(
-      and(
-        eq(apiRequests.accountId, accountId),
-        filter.keyId ? eq(apiRequests.keyId, filter.keyId) : undefined,
-        low !== undefined ? gte(apiRequests.status, low) : undefined,
-        low !== undefined ? lt(apiRequests.status, low + 100) : undefined,
-        filter.beforeId ? lt(apiRequests.id, filter.beforeId) : undefined,
-      ),
-    )
-    .orderBy(desc(apiRequests.id))
-    .limit(filter.limit + 1)
-    .all();
-  return { rows: rows.slice(0, filter.limit), hasNext: rows.length > filter.limit };
+export async function listRequests(env: Env, accountId: string, filter: RequestFilter) {
+  return requestLogFor(env, accountId).list(filter);
 }

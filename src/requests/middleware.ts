@@ -22,7 +22,9 @@ async function errorCode(response: Response) {
  * The request log (src/requests/log.ts). Wraps authentication, so it also sees the answers authentication
  * gives (403 for a missing scope), but writes a row only once a key is established: a request without a valid
  * key, or refused by the key's rate limit, writes nothing, so a stranger cannot turn traffic into D1 writes.
- * The row is written after the response, in waitUntil, in one D1 batch with the trim.
+ * The row is written after the response, in waitUntil, to the account's own log (a Durable Object, not D1:
+ * src/requests/request-log.ts), together with the rows of the isolate's other requests for that account in the
+ * same 50 ms (src/requests/log.ts).
  */
 export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
@@ -31,7 +33,6 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   if (!principal) return;
   const entry = {
     id: c.get("requestId"),
-    accountId: principal.accountId,
     keyId: principal.keyId,
     method: c.req.method,
     route: routePattern(c),
@@ -43,7 +44,7 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   const problem = entry.status >= 400 ? c.res.clone() : undefined;
   const write = (async () => {
     const code = problem ? await errorCode(problem) : null;
-    await recordRequest(c.get("db"), { ...entry, errorCode: code });
+    await recordRequest(c.env, principal.accountId, { ...entry, errorCode: code });
   })().catch((error: unknown) => {
     console.error(
       JSON.stringify({

@@ -13,6 +13,8 @@ export type NewTask = {
   cost: number;
   sourceUrl: string;
   params: unknown;
+  /** A pipeline's steps as they start (all queued): src/tasks/pipeline.ts. */
+  steps?: unknown[];
   webhookUrl: string | null;
   webhookEvents: string[] | null;
   idempotencyKey: string | null;
@@ -43,6 +45,8 @@ export async function createTask(db: Db, input: NewTask): Promise<{ task: TaskRo
     requestId: input.requestId,
     origin: input.origin,
     cost: input.cost,
+    charged: 0,
+    steps: input.steps === undefined ? null : JSON.stringify(input.steps),
     progress: 0,
     errorCode: null,
     errorMessage: null,

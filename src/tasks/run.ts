@@ -8,6 +8,7 @@ import { Timing } from "../http/timing";
 import { getOperation } from "../operations";
 import { withBudget } from "../operations/budget";
 import { materializeSources } from "../uploads/source";
+import { PIPELINE_TYPE, runPipeline } from "./pipeline";
 import type { StoredOutput } from "./serialize";
 import { type Ending, setProgress } from "./transitions";
 
@@ -33,14 +34,10 @@ export type TaskRunServices = {
  * the task should end; never throws for the task's own failures (they become `failed` with a public code).
  */
 export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunOutcome> {
+  if (task.type === PIPELINE_TYPE) return runPipelineTask(task, svc);
   const operation = getOperation(task.type);
   if (!operation) return failed(task, new ApiError("INTERNAL", `Unknown task type ${task.type}.`));
-  const progress = setInterval(() => {
-    svc.engine
-      .progress(task.id)
-      .then((p) => (p === null ? undefined : setProgress(svc.db, task.id, p)))
-      .catch(() => {});
-  }, PROGRESS_EVERY_MS);
+  const progress = pollProgress(task, svc);
   try {
     const produced = await withBudget(svc.budgetMs ?? svc.config.taskBudgetMs, async (budget) => {
       const signal = AbortSignal.any([budget, svc.signal]);
@@ -108,6 +105,53 @@ export async function runTask(task: TaskRow, svc: TaskRunServices): Promise<RunO
   } finally {
     clearInterval(progress);
   }
+}
+
+/**
+ * A pipeline (src/tasks/pipeline.ts) within the processing budget. A step that fails ends the task failed
+ * with its error; the engine without capacity before any step succeeded is a wait, as for any task.
+ */
+async function runPipelineTask(task: TaskRow, svc: TaskRunServices): Promise<RunOutcome> {
+  const progress = pollProgress(task, svc);
+  const budgetMs = svc.budgetMs ?? svc.config.taskBudgetMs;
+  try {
+    const outcome = await withBudget(budgetMs, (budget) =>
+      runPipeline(task, {
+        env: svc.env,
+        config: svc.config,
+        db: svc.db,
+        engine: svc.engine,
+        signal: AbortSignal.any([budget, svc.signal]),
+        maxSourceBytes: TASK_MAX_SOURCE_BYTES,
+        timeoutMs: budgetMs,
+      }),
+    );
+    if (outcome.status !== "failed") return outcome;
+    if (outcome.anySucceeded && outcome.error.code === "SERVICE_UNAVAILABLE") {
+      return {
+        status: "failed",
+        code: outcome.error.code,
+        message: outcome.error.detail,
+        requestId: task.requestId,
+      };
+    }
+    return failed(task, outcome.error);
+  } catch (error) {
+    if (svc.signal.aborted) return { status: "canceled" };
+    return failed(task, error);
+  } finally {
+    clearInterval(progress);
+  }
+}
+
+/** The engine's progress of the task's job, copied to the task every PROGRESS_EVERY_MS; clear it when done. */
+function pollProgress(task: TaskRow, svc: TaskRunServices) {
+  return setInterval(() => {
+    svc.engine
+      .progress(task.id)
+      .then((p) => (p === null ? undefined : setProgress(svc.db, task.id, p)))
+      .catch(() => {});
+  }, PROGRESS_EVERY_MS);
 }
 
 function failed(task: TaskRow, error: unknown): RunOutcome {

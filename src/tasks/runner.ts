@@ -9,6 +9,7 @@ import type { MediaEngine } from "../engine";
 import { deleteFiles } from "../files/store";
 import { engineFor } from "../operations/engine";
 import { notifyEnded, notifyStarted } from "./notify";
+import { PIPELINE_TYPE } from "./pipeline";
 import { runTask } from "./run";
 import { type Ending, endTask, loadTask, markProcessing, markQueuedAgain } from "./transitions";
 
@@ -253,8 +254,9 @@ export class TaskRunner extends DurableObject<Env> {
   private async end(db: Db, config: Config, task: TaskRow, ending: Ending) {
     const ended = await endTask(db, task, ending, config.outputTtlMs, Date.now());
     this.wake(ended ?? undefined);
-    if (!ended && ending.status === "succeeded") {
-      // Canceled while the work finished: its outputs are not delivered.
+    if (!ended && ending.status === "succeeded" && task.type !== PIPELINE_TYPE) {
+      // Canceled while the work finished: its outputs are not delivered. (A pipeline's were, step by step, each
+      // with its charge: they stay, src/tasks/pipeline.ts.)
       const ids = ending.outputs.map((o) => o.file_id);
       const rows = await db
         .select({ id: files.id, r2Key: files.r2Key })

@@ -1,8 +1,29 @@
+import type { OperationType } from "@p6/contract/operations";
 import type { TaskRow } from "../db/schema";
 import { signFileUrl } from "../files/signing";
 
-/** An output as stored on the task row; the URL is signed at read time. */
-export type StoredOutput = { kind: string; file_id: string; name: string } & Record<string, unknown>;
+/** An output as stored on the task row; the URL is signed at read time. A pipeline's carry their `step`. */
+export type StoredOutput = { kind: string; file_id: string; name: string; step?: string } & Record<
+  string,
+  unknown
+>;
+
+export const STEP_STATUSES = ["queued", "running", "succeeded", "failed", "canceled", "skipped"] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** A pipeline step as stored on the task row (tasks.steps), updated as the run goes (src/tasks/pipeline.ts). */
+export type StoredStep = {
+  name: string;
+  type: OperationType;
+  status: "queued" | "running" | "succeeded" | "failed";
+  /** The operation's result fields (a file's, or a probe's data) once it succeeded. */
+  result: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+};
+
+type Output = { kind: string; url: string; step?: string } & Record<string, unknown>;
+
+export type StepView = Omit<StoredStep, "status"> & { status: StepStatus; outputs: Output[] };
 
 export type TaskView = {
   id: string;
@@ -16,7 +37,8 @@ export type TaskView = {
   expires_at: string;
   data_removed: boolean;
   error: { code: string; message: string; request_id: string } | null;
-  outputs: Array<{ kind: string; url: string } & Record<string, unknown>>;
+  outputs: Output[];
+  steps: StepView[] | null;
   metrics: { total_time: number; queue_time?: number; processing_time?: number };
   urls: { get: string; cancel: string };
 };
@@ -25,6 +47,18 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
 export type SerializeContext = { origin: string; fileSigningSecret: string | undefined };
+
+/**
+ * A step's status as the task shows it: all queued while the task is; once the task has ended, a step that never started was `skipped`, and
+ * one that was running when the task was canceled (or stopped by its watchdog) is `canceled` (or `failed`).
+ */
+function stepStatus(step: StoredStep, task: TaskRow["status"]): StepStatus {
+  // Queued again (the engine had no capacity): its next run starts every step afresh.
+  if (task === "queued") return "queued";
+  if (task === "processing" || step.status === "succeeded" || step.status === "failed") return step.status;
+  if (step.status === "queued") return "skipped";
+  return task === "canceled" ? "canceled" : "failed";
+}
 
 /** The Task resource of interface.md, the same in API responses and webhook bodies. */
 export async function serializeTask(row: TaskRow, ctx: SerializeContext): Promise<TaskView> {
@@ -38,6 +72,16 @@ export async function serializeTask(row: TaskRow, ctx: SerializeContext): Promis
           return { ...rest, kind: rest.kind, url };
         }),
       );
+  const steps =
+    row.steps === null
+      ? null
+      : (JSON.parse(row.steps) as StoredStep[]).map(
+          (step): StepView => ({
+            ...step,
+            status: stepStatus(step, row.status),
+            outputs: outputs.filter((output) => output.step === step.name),
+          }),
+        );
   const metrics: TaskView["metrics"] = {
     total_time: row.completedAt === null ? 0 : seconds(row.completedAt - row.createdAt),
   };
@@ -66,6 +110,7 @@ export async function serializeTask(row: TaskRow, ctx: SerializeContext): Promis
           }
         : null,
     outputs,
+    steps,
     metrics,
     urls: { get: base, cancel: `${base}/cancel` },
   };

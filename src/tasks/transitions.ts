@@ -42,8 +42,11 @@ export type Ending =
 /**
  * The one way a task ends. In one batch: the status change — only from queued/processing, so a terminal status
  * never changes and only one ending wins any race — then, for failed and canceled, the refund of the
- * reservation, written only when the status change happened (changes() = 1) and at most once per task (the
- * ledger's unique (task_id, kind) index). Returns the ended row, or null when another ending won.
+ * reservation less what its succeeded steps earned (`cost - charged`: a pipeline's, read in the same
+ * transaction, so a step recorded just before counts and one after is not recorded; all of it for other
+ * tasks), written only when the status change happened (changes() = 1), when there is something to refund,
+ * and at most once per task (the ledger's unique (task_id, kind) index). Returns the ended row, or null when
+ * another ending won.
  * changes() after an UPDATE … RETURNING still counts the rows it changed (SQLite), so the refund's condition
  * holds as before.
  */
@@ -67,16 +70,17 @@ export async function endTask(db: Db, task: TaskRow, ending: Ending, retentionMs
     .where(and(eq(tasks.id, task.id), inArray(tasks.status, [...from])))
     .returning();
   if (ending.status === "succeeded") return (await update.all())[0] ?? null;
+  const refund = sql<number>`(select ${tasks.cost} - ${tasks.charged} from ${tasks} where ${tasks.id} = ${task.id})`;
   const [ended] = await db.batch([
     update,
     db
       .update(accounts)
-      .set({ credits: sql`${accounts.credits} + ${task.cost}` })
-      .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`)),
+      .set({ credits: sql`${accounts.credits} + ${refund}` })
+      .where(and(eq(accounts.id, task.accountId), sql`changes() = 1`, sql`${refund} > 0`)),
     ledgerEntry(db, {
       accountId: task.accountId,
       kind: "refund",
-      amount: task.cost,
+      amount: refund,
       taskId: task.id,
       requestId: task.requestId,
       reason: `task ${ending.status}`,

@@ -1,73 +1,36 @@
-import { type TranslationKeys, ZxcvbnFactory } from "@zxcvbn-ts/core";
-import { adjacencyGraphs, dictionary } from "@zxcvbn-ts/language-common";
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import { adjacencyGraphs, dictionary as commonDictionary } from "@zxcvbn-ts/language-common";
+import { dictionary as englishDictionary, translations } from "@zxcvbn-ts/language-en";
 
 /**
- * zxcvbn's score, 0–4: 3 is "safely unguessable" (≥ 10^8 guesses), the least a new password must reach.
- * `qwertyuiopas` scores 1, `correcthorse` 2, `abcabcabcabc` 0, `aaaaaaaaaaab` 1.
+ * zxcvbn's score, 0–4: 3 is "safely unguessable", the least a new password must reach. `qwertyuiopas` scores 1,
+ * `correcthorse` 1, `abcabcabcabc` 0, `Summer2026!!` 2, `monkey dragon` 0.
  */
 export const MIN_SCORE = 3;
 
 /**
+ * Guesses each score starts at. zxcvbn's own thresholds put 3 at 10^8; we put it at 10^9. Its model charges a
+ * password made of two common tokens exactly 10^8 (its per-token penalty, 10^4 per extra token, outweighs the
+ * tokens themselves): `Summer2026!!`, `Winter2025!!` and `sunshine football` all score 3 at 10^8.0 with the
+ * English dictionaries, and are the first guesses of any attacker (issue 40). Every passphrase of three or more
+ * uncommon words, and random strings of 12, land at 10^11 or more: `plum kettle orbit sandal` 10^20.7.
+ */
+const SCORING = { 0: 1e3, 1: 1e6, 2: 1e9, 3: 1e10 };
+/** zxcvbn's attack-time defaults (only the feedback's crack times read them). */
+const ATTACK_TIME = {
+  onlineThrottlingXPerHour: 100,
+  onlineNoThrottlingXPerSecond: 10,
+  offlineSlowHashingXPerSecond: 1e4,
+  offlineFastHashingXPerSecond: 1e10,
+};
+
+/**
  * Characters estimated: a longer password is judged by its first 64 (only ever an underestimate). With at
- * most 16 l33t substitutions tried, the slowest input measured costs tens of milliseconds instead of the
- * 0.5-0.8 s a 256-character string of digits and symbols costs with the library's defaults (docs/console.md).
+ * most 4 l33t substitutions tried, the slowest input measured costs about 30 ms of CPU with the English
+ * dictionaries (16 cost 85 ms, the library's defaults 0.5-0.8 s; docs/console.md "Passwords").
  */
 const CHECKED_LENGTH = 64;
-const L33T_MAX_SUBSTITUTIONS = 16;
-
-/** zxcvbn's feedback keys in plain English (the library ships keys only; language-en would add 1.5 MB of words). */
-const translations: TranslationKeys = {
-  warnings: {
-    straightRow: "Straight rows of keys on your keyboard are easy to guess.",
-    keyPattern: "Short keyboard patterns are easy to guess.",
-    simpleRepeat: 'Repeated characters like "aaa" are easy to guess.',
-    extendedRepeat: 'Repeated character patterns like "abcabcabc" are easy to guess.',
-    sequences: 'Common character sequences like "abc" are easy to guess.',
-    recentYears: "Recent years are easy to guess.",
-    dates: "Dates are easy to guess.",
-    topTen: "This is a heavily used password.",
-    topHundred: "This is a frequently used password.",
-    common: "This is a commonly used password.",
-    similarToCommon: "This is similar to a commonly used password.",
-    wordByItself: "Single words are easy to guess.",
-    namesByThemselves: "Single names or surnames are easy to guess.",
-    commonNames: "Common names and surnames are easy to guess.",
-    userInputs: "There should not be any personal or page-related data.",
-    pwned: "Your password was exposed by a data breach on the Internet.",
-  },
-  suggestions: {
-    l33t: "Avoid predictable letter substitutions like '@' for 'a'.",
-    reverseWords: "Avoid reversed spellings of common words.",
-    allUppercase: "Capitalize some, but not all letters.",
-    capitalization: "Capitalize more than the first letter.",
-    dates: "Avoid dates and years that are associated with you.",
-    recentYears: "Avoid recent years.",
-    associatedYears: "Avoid years that are associated with you.",
-    sequences: "Avoid common character sequences.",
-    repeated: "Avoid repeated words and characters.",
-    longerKeyboardPattern: "Use longer keyboard patterns and change typing direction multiple times.",
-    anotherWord: "Add more words that are less common.",
-    useWords: "Use multiple words, but avoid common phrases.",
-    noNeed: "You can create strong passwords without using symbols, numbers, or uppercase letters.",
-    pwned: "If you use this password elsewhere, you should change it.",
-  },
-  timeEstimation: {
-    ltSecond: "less than a second",
-    second: "{base} second",
-    seconds: "{base} seconds",
-    minute: "{base} minute",
-    minutes: "{base} minutes",
-    hour: "{base} hour",
-    hours: "{base} hours",
-    day: "{base} day",
-    days: "{base} days",
-    month: "{base} month",
-    months: "{base} months",
-    year: "{base} year",
-    years: "{base} years",
-    centuries: "centuries",
-  },
-};
+const L33T_MAX_SUBSTITUTIONS = 4;
 
 // Built on first use, once per isolate: ranking the dictionaries is work a Worker's start should not pay.
 let estimator: ZxcvbnFactory | undefined;
@@ -77,11 +40,13 @@ export type Strength = { score: number; warning: string | null; suggestions: str
 /** zxcvbn's estimate of a password, with the account's email (and its parts) as words a guesser would try. */
 export function estimateStrength(password: string, email?: string): Strength {
   estimator ??= new ZxcvbnFactory({
-    dictionary,
+    // The common passwords, diceware words and keyboard graphs, and English words, names and Wikipedia terms.
+    dictionary: { ...commonDictionary, ...englishDictionary },
     graphs: adjacencyGraphs,
     translations,
     maxLength: CHECKED_LENGTH,
     l33tMaxSubstitutions: L33T_MAX_SUBSTITUTIONS,
+    timeEstimationValues: { scoring: SCORING, attackTime: ATTACK_TIME },
   });
   const inputs = email ? [email, ...email.split(/[@.+_-]/).filter((part) => part.length >= 3)] : [];
   const result = estimator.check(password, inputs);

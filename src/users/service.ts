@@ -4,7 +4,7 @@ import { createAccount } from "../accounts/service";
 import type { Db } from "../db/client";
 import { type UserRow, users } from "../db/schema";
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "./password";
-import { recordFailure, signInChecks, throttleState } from "./throttle";
+import { challengeLevel, recordSignInFailure, signInSubjects } from "./throttle";
 
 /** Emails are compared trimmed and lower-cased; that is also how they are stored. */
 export function normalizeEmail(email: string) {
@@ -71,34 +71,42 @@ export async function signUp(
 
 export type SignIn =
   | { ok: true; user: UserRow }
-  | { ok: false; reason: "invalid" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  /** Wrong email or password; `level` is the challenge the next attempt must pass (0: none). */
+  | { ok: false; reason: "invalid"; level: number }
+  /** A challenge of `level` is due and `passes` did not vouch for one: nothing else was checked or counted. */
+  | { ok: false; reason: "challenge"; level: number };
 
 /**
- * Email and password. Refused without checking anything while this address has 10 failures for this email in
- * the last 15 minutes, the email 30 in the last hour from anywhere, or the address 100 across emails
- * (src/users/throttle.ts); otherwise an unknown email costs the same hash as a wrong password and gets the same
- * answer. Each failure counts against all three.
+ * Email and password (docs/console.md "Throttles"). While the failures counted against this client and email,
+ * this email from anywhere, or this client across emails (src/users/throttle.ts) are past their thresholds, a
+ * challenge of the level they imply must be passed first (`passes`, the page's check of the widget's answer);
+ * without it nothing is checked or counted. Otherwise an unknown email costs the same hash as a wrong password
+ * and gets the same answer, and each failure counts against all three. Never refused outright: the right
+ * password with a solved challenge signs in, whatever strangers did.
  */
 export async function signIn(
   db: Db,
   env: Env,
-  input: { email: string; password: string; clientAddress: string },
+  input: {
+    email: string;
+    password: string;
+    clientAddress: string;
+    passes: (level: number) => Promise<boolean>;
+  },
   now: number,
 ): Promise<SignIn> {
   const email = normalizeEmail(input.email);
-  const subjects = signInChecks(email, input.clientAddress);
-  const throttle = await throttleState(env, subjects, now);
-  if (throttle.blocked)
-    return { ok: false, reason: "throttled", retryAfterSeconds: throttle.retryAfterSeconds };
+  const subjects = signInSubjects(email, input.clientAddress);
+  const level = await challengeLevel(env, subjects, now);
+  if (level > 0 && !(await input.passes(level))) return { ok: false, reason: "challenge", level };
 
   const user = await findUserByEmail(db, email);
   const matches = user?.passwordHash
     ? await verifyPassword(input.password, user.passwordHash)
     : await verifyAgainstDummy(input.password);
   if (!user || !matches) {
-    await recordFailure(env, subjects, now);
-    return { ok: false, reason: "invalid" };
+    await recordSignInFailure(env, subjects, now);
+    return { ok: false, reason: "invalid", level: await challengeLevel(env, subjects, now) };
   }
   if (user.passwordHash && needsRehash(user.passwordHash)) {
     await setPassword(db, user.id, input.password);

@@ -8,21 +8,30 @@ export type Check = { subject: string; rule: Rule };
 export type ThrottleState = { blocked: boolean; retryAfterSeconds: number };
 
 /**
- * Failed password sign-ins, counted three ways (docs/console.md "Throttles"). None of them can be run up by a
- * stranger against someone else's sign-in from another address:
- * - per (client address, email): 10 in 15 minutes. The one that usually trips: a user who mistyped, or a
- *   guesser at one account from one place; everyone else behind the same address is untouched.
- * - per email, from every address: 30 in an hour. Slower, so a distributed guesser still runs out; it can lock
- *   the owner's *password* out, never a passkey sign-in, which checks no throttle.
- * - per client address, across emails: 100 in 15 minutes: spraying one password over many emails. Ten times
- *   what one user can reach, so a shared address trips it only under an attack from that very address.
+ * Failed password sign-ins, counted three ways (docs/console.md "Throttles"). None of them refuses anyone: past
+ * `challengeFrom` failures in its window, a subject makes every password sign-in that involves it solve a
+ * challenge first (src/users/challenge.ts), harder the more failures it holds. A stranger can make someone's
+ * sign-in cost a second of their browser's work, never keep the right password out (issue 40: 100 failures for
+ * unknown emails used to lock everyone behind an address out for 15 minutes, 30 an owner for an hour).
+ * - per (client, email): 3 in 15 minutes. A guesser at one account from one place;
+ * - per email, from every client: 10 in an hour. A guesser spread over many places;
+ * - per client, across emails: 20 in 15 minutes. One password sprayed over many emails.
+ * The client is its throttle key (src/http/client-key.ts: IPv4 by address, IPv6 by /64).
  */
-export const SIGN_IN_PAIR: Rule = { limit: 10, windowSeconds: 15 * 60 };
-export const SIGN_IN_EMAIL: Rule = { limit: 30, windowSeconds: 60 * 60 };
-export const SIGN_IN_ADDRESS: Rule = { limit: 100, windowSeconds: 15 * 60 };
-/** The per-pair figures, which the operator's token throttle (src/auth/operator-throttle.ts) shares. */
-export const SIGN_IN_FAILURES = SIGN_IN_PAIR.limit;
-export const SIGN_IN_WINDOW_SECONDS = SIGN_IN_PAIR.windowSeconds;
+export type ChallengeRule = { windowSeconds: number; challengeFrom: number };
+export const SIGN_IN_PAIR: ChallengeRule = { windowSeconds: 15 * 60, challengeFrom: 3 };
+export const SIGN_IN_EMAIL: ChallengeRule = { windowSeconds: 60 * 60, challengeFrom: 10 };
+export const SIGN_IN_CLIENT: ChallengeRule = { windowSeconds: 15 * 60, challengeFrom: 20 };
+/** The hardest challenge (each level doubles the work; src/users/challenge.ts). */
+export const MAX_LEVEL = 6;
+/** Failures kept per subject and window: far past the last level, so the count stays bounded. */
+const FAILURES_KEPT = 10_000;
+
+/**
+ * Guesses at the operator's ADMIN_TOKEN (src/auth/operator-throttle.ts): 10 in 15 minutes per client, then
+ * refused. A machine client cannot solve a challenge, and only the operator's own client can be locked out.
+ */
+export const OPERATOR_FAILURES: Rule = { limit: 10, windowSeconds: 15 * 60 };
 
 /** Sign-ups per client address: an hour's window, the limit from the config (SIGNUPS_PER_ADDRESS_PER_HOUR). */
 export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
@@ -52,6 +61,12 @@ export class SignInThrottle extends DurableObject<Env> {
     return { blocked: !decision.allowed, retryAfterSeconds: decision.retryAfterSeconds };
   }
 
+  /** Events in the last `windowSeconds`. */
+  count(now: number, windowSeconds: number): number {
+    const oldest = Math.floor(now / 1000) - windowSeconds + 1;
+    return this.load().reduce((sum, [second, n]) => (second >= oldest ? sum + n : sum), 0);
+  }
+
   recordFailure(now: number, rule: Rule) {
     this.save(slideWindow(this.load(), rule.limit, now, rule.windowSeconds).buckets);
   }
@@ -76,13 +91,48 @@ function stub(env: Throttles, subject: string) {
   return env.SIGN_IN_THROTTLE.get(env.SIGN_IN_THROTTLE.idFromName(subject));
 }
 
+export type SignInSubject = { subject: string; rule: ChallengeRule };
+
 /** What a password sign-in attempt is counted against: see the rules above. */
-export function signInChecks(email: string, clientAddress: string): Check[] {
+export function signInSubjects(email: string, client: string): SignInSubject[] {
   return [
-    { subject: `pair:${clientAddress} ${email}`, rule: SIGN_IN_PAIR },
+    { subject: `pair:${client} ${email}`, rule: SIGN_IN_PAIR },
     { subject: `email:${email}`, rule: SIGN_IN_EMAIL },
-    { subject: `client:${clientAddress}`, rule: SIGN_IN_ADDRESS },
+    { subject: `client:${client}`, rule: SIGN_IN_CLIENT },
   ];
+}
+
+/** The subject of the client alone (what the sign-in page knows before an email is typed). */
+export const clientSubject = (client: string): SignInSubject => ({
+  subject: `client:${client}`,
+  rule: SIGN_IN_CLIENT,
+});
+
+/**
+ * The challenge a sign-in involving `subjects` must pass now: 0 for none, else its level, 1 + log2 of the
+ * failures over the threshold of the subject that has the most (3 failures of a pair: 1, 6: 2, 12: 3, …), at
+ * most MAX_LEVEL.
+ */
+export async function challengeLevel(env: Throttles, subjects: SignInSubject[], now: number) {
+  const counts = await Promise.all(
+    subjects.map(({ subject, rule }) => stub(env, subject).count(now, rule.windowSeconds)),
+  );
+  let level = 0;
+  subjects.forEach(({ rule }, i) => {
+    const failures = counts[i]!;
+    if (failures >= rule.challengeFrom)
+      level = Math.max(level, 1 + Math.floor(Math.log2(failures / rule.challengeFrom)));
+  });
+  return Math.min(level, MAX_LEVEL);
+}
+
+/** Counts a failed password sign-in against every subject. */
+export async function recordSignInFailure(env: Throttles, subjects: SignInSubject[], now: number) {
+  await Promise.all(
+    subjects.map(({ subject, rule }) =>
+      stub(env, subject).recordFailure(now, { limit: FAILURES_KEPT, windowSeconds: rule.windowSeconds }),
+    ),
+  );
 }
 
 /** Refused when any subject is over its limit; then, the longest wait of them. */
@@ -118,7 +168,7 @@ export function takeSignUpSlot(env: Throttles, clientAddress: string, perHour: n
 }
 
 /** Forgets the subjects' events: a completed password reset clears the failures counted against its email. */
-export async function clearThrottles(env: Throttles, checks: Check[]) {
+export async function clearThrottles(env: Throttles, checks: { subject: string }[]) {
   await Promise.all(checks.map(({ subject }) => stub(env, subject).clear()));
 }
 

@@ -6,7 +6,7 @@ import { endUserSessions } from "../sessions/store";
 import { checkEmailToken, spendEmailToken, useEmailToken } from "./email-tokens";
 import { hashPassword } from "./password";
 import { findUserByEmail } from "./service";
-import { clearThrottles, signInChecks } from "./throttle";
+import { clearThrottles, signInSubjects } from "./throttle";
 
 /**
  * Marks the user's email verified and grants the sign-up credits held for it, once: the user's update is
@@ -90,7 +90,7 @@ export async function resetPassword(
   await markVerified(db, checked.user, now);
   await clearThrottles(
     env,
-    signInChecks(checked.user.email, input.clientAddress).filter((c) => !c.subject.startsWith("client:")),
+    signInSubjects(checked.user.email, input.clientAddress).filter((c) => !c.subject.startsWith("client:")),
   );
   return { ok: true, user: checked.user };
 }

@@ -25,6 +25,7 @@ export async function handleWebhookBatch(
     allowPrivate: config.allowPrivateSources,
     timeoutMs: DEFAULT_TIMEOUT_MS,
     dohUrl: config.dohUrl,
+    egress: config.webhookEgress,
     ...overrides,
   };
   const db = createDb(env.DB);

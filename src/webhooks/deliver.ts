@@ -2,9 +2,10 @@ import { and, eq, sql } from "drizzle-orm";
 import { ulid } from "ulid";
 import type { Db } from "../db/client";
 import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { type Connect, ConnectionError, postPinned } from "../fetch/pinned";
 import { activeSecrets } from "./secrets";
 import { signatureHeader } from "./sign";
-import { checkWebhookUrl, resolveWebhookTarget } from "./url";
+import { checkWebhookUrl, webhookDestination } from "./url";
 
 /** interface.md Limits: "Webhook delivery attempts: up to 5". */
 export const MAX_ATTEMPTS = 5;
@@ -29,6 +30,14 @@ export type DeliverySettings = {
    * checked by the address policy; no engine is asked, so deliveries leave while it is down.
    */
   dohUrl: string;
+  /**
+   * "pinned" (WEBHOOK_EGRESS's default): the attempt connects to an address the check resolved, over a socket
+   * (src/fetch/pinned.ts). "platform": `fetch`, which resolves the name again, through Cloudflare's egress
+   * (docs/decisions.md "Webhooks": production only).
+   */
+  egress: "pinned" | "platform";
+  /** The TCP connect pinned attempts use (tests stand in for addresses off this machine). */
+  connect?: Connect;
 };
 
 /** What the queue should do with the message after one step. */
@@ -41,12 +50,16 @@ function log(fields: Record<string, unknown>) {
   console.log(JSON.stringify({ component: "webhooks", ...fields }));
 }
 
-/** Text for a fetch that produced no response, for the attempt record (never includes secrets or headers). */
+/** Text for an attempt that produced no response, for its record (never includes secrets or headers). */
 function describeFailure(error: unknown, timeoutMs: number): string {
   const name = (error as { name?: string })?.name;
   if (name === "TimeoutError" || name === "AbortError") return `timeout after ${timeoutMs / 1000} s`;
   const message = String((error as Error)?.message ?? error);
   if (/refused/i.test(message)) return "connection refused";
+  // workerd's connect() reports a refused, unreachable or disallowed address so.
+  if (/cannot connect to the specified address/i.test(message)) return "connection refused or lost";
+  if (error instanceof ConnectionError) return `connection failed: ${message}`.slice(0, 500);
+  if (/before an answer|HTTP\/1\.1|oversized head/.test(message)) return message;
   // workerd reports a refused or reset connection as "Network connection lost."
   if (/connection lost|disconnected|reset/i.test(message)) return "connection refused or lost";
   if (/dns|resolve|not found|ENOTFOUND/i.test(message)) return `DNS lookup failed: ${message}`;
@@ -54,15 +67,50 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 }
 
 /**
- * Why an attempt to `url` must not be made, or null: the literal rule (checkWebhookUrl), then the name
- * resolved now over DNS over HTTPS with every address checked, so a name that has come to point somewhere
- * private since the task was created is not sent to.
+ * Where an attempt to `url` may go, or why it must not be made: the literal rule (checkWebhookUrl), then the
+ * name resolved now over DNS over HTTPS with every address checked, so a name that has come to point somewhere
+ * private since the task was created is not sent to. The addresses are the ones the attempt may connect to.
  */
-async function refusal(url: string, settings: Pick<DeliverySettings, "allowPrivate" | "dohUrl">) {
+async function destination(url: string, settings: Pick<DeliverySettings, "allowPrivate" | "dohUrl">) {
   const literal = checkWebhookUrl(url, settings.allowPrivate);
-  if (literal !== null) return literal;
-  const verdict = await resolveWebhookTarget(url, settings);
-  return verdict.kind === "allowed" ? null : verdict.reason;
+  if (literal !== null) return { refused: literal } as const;
+  const verdict = await webhookDestination(url, settings);
+  return verdict.kind === "allowed"
+    ? ({ addresses: verdict.addresses } as const)
+    : { refused: verdict.reason };
+}
+
+/** An answer's status and Location, however it was obtained. */
+type Answer = { status: number; location: string | null };
+
+/**
+ * The request itself. Pinned: to the checked addresses in the resolver's order, the next one only when a
+ * connection cannot be made (nothing was sent yet). Platform: `fetch`, redirects not followed.
+ */
+async function post(
+  url: string,
+  addresses: string[],
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  settings: Pick<DeliverySettings, "egress" | "connect">,
+): Promise<Answer> {
+  if (settings.egress === "platform") {
+    const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal });
+    // The receiver's answer body is not needed; release the connection.
+    await response.body?.cancel().catch(() => {});
+    return { status: response.status, location: response.headers.get("location") };
+  }
+  let failure: unknown;
+  for (const address of addresses.slice(0, 3)) {
+    try {
+      return await postPinned(new URL(url), address, headers, body, signal, settings.connect);
+    } catch (error) {
+      failure = error;
+      if (!(error instanceof ConnectionError)) throw error;
+    }
+  }
+  throw failure;
 }
 
 /**
@@ -73,10 +121,10 @@ async function refusal(url: string, settings: Pick<DeliverySettings, "allowPriva
 export async function sendAttempt(
   delivery: Pick<WebhookDeliveryRow, "id" | "url" | "event" | "body">,
   secrets: string[],
-  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs" | "dohUrl">,
+  settings: Pick<DeliverySettings, "allowPrivate" | "timeoutMs" | "dohUrl" | "egress" | "connect">,
 ): Promise<AttemptResult> {
-  const refused = await refusal(delivery.url, settings);
-  if (refused !== null) return { statusCode: null, latencyMs: 0, error: `not sent: ${refused}` };
+  const target = await destination(delivery.url, settings);
+  if ("refused" in target) return { statusCode: null, latencyMs: 0, error: `not sent: ${target.refused}` };
   if (secrets.length === 0)
     return { statusCode: null, latencyMs: 0, error: "not sent: the account has no signing secret" };
 
@@ -91,20 +139,19 @@ export async function sendAttempt(
   };
   const started = Date.now();
   try {
-    const response = await fetch(delivery.url, {
-      method: "POST",
+    const answer = await post(
+      delivery.url,
+      target.addresses,
       headers,
-      body: delivery.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
+      delivery.body,
+      AbortSignal.timeout(settings.timeoutMs),
+      settings,
+    );
     const latencyMs = Date.now() - started;
-    // The receiver's answer body is not needed; release the connection.
-    await response.body?.cancel().catch(() => {});
-    const statusCode = response.status;
+    const statusCode = answer.status;
     if (statusCode >= 200 && statusCode < 300) return { statusCode, latencyMs, error: null };
     if (statusCode >= 300 && statusCode < 400) {
-      const location = response.headers.get("location");
+      const location = answer.location;
       return {
         statusCode,
         latencyMs,

@@ -44,15 +44,36 @@ export async function resolveWebhookTarget(
   settings: { dohUrl: string; allowPrivate: boolean },
   signal?: AbortSignal,
 ): Promise<TargetVerdict> {
+  const destination = await webhookDestination(url, settings, signal);
+  return destination.kind === "allowed" ? { kind: "allowed" } : destination;
+}
+
+/** Where a checked webhook may be sent: the addresses that passed the rule, in the resolver's order. */
+export type WebhookDestination =
+  | { kind: "allowed"; addresses: string[] }
+  | Exclude<TargetVerdict, { kind: "allowed" }>;
+
+/**
+ * resolveWebhookTarget, with the addresses that passed: the one an IP literal names, 127.0.0.1 for a
+ * `localhost` name where loopback is open (RFC 6761: it resolves to loopback), else every A and AAAA address the
+ * name has over DNS over HTTPS. A delivery connects to one of these and nothing else (deliver.ts), so no second
+ * lookup can send it elsewhere.
+ */
+export async function webhookDestination(
+  url: string,
+  settings: { dohUrl: string; allowPrivate: boolean },
+  signal?: AbortSignal,
+): Promise<WebhookDestination> {
   const local = checkUrl(url, { allowPrivate: settings.allowPrivate });
   if (!local.ok) return { kind: "refused", reason: `webhook ${local.reason}` };
-  if (local.address !== undefined) return { kind: "allowed" };
-  if (settings.allowPrivate && isLoopback(local.url, undefined)) return { kind: "allowed" };
+  if (local.address !== undefined) return { kind: "allowed", addresses: [local.address] };
+  if (settings.allowPrivate && isLoopback(local.url, undefined))
+    return { kind: "allowed", addresses: ["127.0.0.1"] };
   const found = await lookup(settings.dohUrl, local.url.hostname, signal);
   if (found.kind === "failed") return { kind: "unchecked", reason: "the address check is unavailable" };
   if (found.kind === "none") return { kind: "unresolved", reason: "DNS lookup of the webhook host failed" };
   const policy = { allowPrivate: settings.allowPrivate };
   if (found.addresses.some((address) => isForbiddenAddress(address, policy)))
     return { kind: "refused", reason: "webhook resolves to a private or reserved address" };
-  return { kind: "allowed" };
+  return { kind: "allowed", addresses: found.addresses };
 }

@@ -4,7 +4,7 @@ import { hashSecret } from "../../src/auth/token";
 import { listMailbox } from "../../src/mail/mailbox";
 import { checkEmailToken, issueEmailToken, TOKEN_LIFETIME_MS } from "../../src/users/email-tokens";
 import { findUserByEmail, signIn, signUp } from "../../src/users/service";
-import { recordFailure, SIGN_IN_EMAIL, signInChecks } from "../../src/users/throttle";
+import { recordSignInFailure, SIGN_IN_EMAIL, signInSubjects } from "../../src/users/throttle";
 import { verifyEmail } from "../../src/users/verification";
 import { DashboardClient } from "../dashboard/client";
 import { db } from "../helpers/api";
@@ -243,18 +243,23 @@ describe("password reset", () => {
     expect((await signInForm(clientAt(), email, PASSWORD)).status).toBe(303);
   });
 
-  it("works for an owner locked out by the per-email sign-in throttle", async () => {
+  it("works for an owner challenged by the per-email sign-in throttle, and clears it", async () => {
     const { email } = await signedUp();
     const now = Date.now();
-    for (let i = 0; i < SIGN_IN_EMAIL.limit; i++) {
-      await recordFailure(env, signInChecks(email.toLowerCase(), `bot-${i % 3}-${email}`), now);
+    for (let i = 0; i < SIGN_IN_EMAIL.challengeFrom; i++) {
+      await recordSignInFailure(env, signInSubjects(email.toLowerCase(), `bot-${i % 3}-${email}`), now);
     }
     const owner = clientAt();
     const ownerAddress = owner.defaults["CF-Connecting-IP"]!;
     expect(
-      await signIn(db(), env, { email, password: PASSWORD, clientAddress: ownerAddress }, Date.now()),
-    ).toMatchObject({ reason: "throttled" });
-    expect((await signInForm(owner, email, PASSWORD)).status).toBe(429);
+      await signIn(
+        db(),
+        env,
+        { email, password: PASSWORD, clientAddress: ownerAddress, passes: async () => false },
+        Date.now(),
+      ),
+    ).toMatchObject({ reason: "challenge" });
+    expect((await signInForm(owner, email, PASSWORD)).status).toBe(403);
 
     expect((await requestReset(owner, email)).status).toBe(303);
     const token = await tokenIn(email, /Reset your/);

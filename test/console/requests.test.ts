@@ -1,6 +1,8 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { requestLogFor } from "../../src/requests/log";
+import type { RequestLog } from "../../src/requests/request-log";
 import { BASE, newKey } from "../helpers/api";
 import { signedUp } from "./support";
 
@@ -19,10 +21,13 @@ const accountOf = async (email: string) =>
     .bind(email.toLowerCase())
     .first<{ account_id: string }>())!.account_id;
 
-const countOf = async (accountId: string) =>
-  (await env.DB.prepare("SELECT count(*) AS n FROM api_requests WHERE account_id = ?")
-    .bind(accountId)
-    .first<{ n: number }>())!.n;
+/** Every row of an account's log as its object's SQLite holds it, oldest first. */
+const storedRows = (accountId: string) =>
+  runInDurableObject(requestLogFor(env, accountId), (_instance: RequestLog, state) =>
+    state.storage.sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM requests ORDER BY id").toArray(),
+  );
+
+const countOf = async (accountId: string) => (await storedRows(accountId)).length;
 
 /** The request ids listed in a request-log page's table rows. */
 const listedIds = (html: string) => [...html.matchAll(/<tr data-id="([0-9A-Z]{26})"/g)].map((m) => m[1]);
@@ -31,7 +36,7 @@ const UNKNOWN_TASK = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
 
 describe("console request log", () => {
   it("lists a request made with the key: time, key, method, route pattern, status, error, request_id", async () => {
-    const { client, key } = await signedUp();
+    const { client, key, email } = await signedUp();
     const ok = await api("/v1/tasks?status=succeeded&limit=5", key);
     const missing = await api(`/v1/tasks/${UNKNOWN_TASK}`, key);
     expect(ok.status).toBe(200);
@@ -53,9 +58,8 @@ describe("console request log", () => {
     // The route pattern only: neither the task id of the path nor the query string is kept.
     expect(html).not.toContain(UNKNOWN_TASK);
     expect(html).not.toContain("limit=5");
-    const stored = JSON.stringify(
-      (await env.DB.prepare("SELECT * FROM api_requests WHERE key_id = ?").bind(keyId).all()).results,
-    );
+    const stored = JSON.stringify(await storedRows(await accountOf(email)));
+    expect(stored).toContain(keyId);
     expect(stored).not.toContain(key.split(":")[1]);
     expect(stored).not.toContain(UNKNOWN_TASK);
     expect(stored).not.toContain("limit");
@@ -99,37 +103,86 @@ describe("console request log", () => {
     }
   });
 
+  it("logs every one of many requests at once, each once (an isolate sends them to the account's log together)", async () => {
+    const { key, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const made = await Promise.all(Array.from({ length: 12 }, () => api("/v1/tasks", key)));
+    const ids = made.map((m) => m.requestId).sort();
+    expect(new Set(ids).size).toBe(12);
+    expect((await storedRows(accountId)).map((r) => r.id)).toEqual(ids);
+  });
+
   it("keeps the newest 1,000 rows per account, and no other account's rows are trimmed", async () => {
     const { client, key, email } = await signedUp();
     const accountId = await accountOf(email);
-    const other = (await signedUp()).email;
-    const otherAccount = await accountOf(other);
-    // 1,000 old rows (ids below any real request_id) for this account, 5 for the other.
+    const otherAccount = await accountOf((await signedUp()).email);
+    // 1,000 old rows (ids below any real request_id) for this account, 5 for the other, through the object's
+    // own write path.
     const seed = (account: string, n: number, tag: string) =>
-      env.DB.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO api_requests (id, account_id, key_id, method, route, status, duration_ms, error_code, created_at)
-         SELECT printf('0000000000000000000%s%06d', ?, i), ?, 'seed', 'GET', '/v1/tasks', 200, 1, NULL, i FROM n`,
-      )
-        .bind(n, tag, account)
-        .run();
+      runInDurableObject(requestLogFor(env, account), (log: RequestLog) =>
+        log.record(
+          Array.from({ length: n }, (_, k) => ({
+            id: `0000000000000000000${tag}${String(k + 1).padStart(6, "0")}`,
+            keyId: "seed",
+            method: "GET",
+            route: "/v1/tasks",
+            status: 200,
+            durationMs: 1,
+            errorCode: null,
+            createdAt: k + 1,
+          })),
+        ),
+      );
     await seed(accountId, 1000, "A");
     await seed(otherAccount, 5, "B");
     expect(await countOf(accountId)).toBe(1000);
 
     const made = [];
     for (let i = 0; i < 3; i++) made.push((await api("/v1/tasks", key)).requestId);
-    expect(await countOf(accountId)).toBe(1000);
-    const oldest = await env.DB.prepare(
-      "SELECT id FROM api_requests WHERE account_id = ? ORDER BY id LIMIT 1",
-    )
-      .bind(accountId)
-      .first<{ id: string }>();
+    const rows = await storedRows(accountId);
+    expect(rows).toHaveLength(1000);
     // The 3 oldest seeds went; the 4th oldest is now the oldest.
-    expect(oldest!.id).toBe("0000000000000000000A000004");
+    expect(rows[0]!.id).toBe("0000000000000000000A000004");
+    expect(rows.slice(-3).map((r) => r.id)).toEqual(made);
     expect(await countOf(otherAccount)).toBe(5);
     expect(listedIds(await (await client.get("/console/requests")).text()).slice(0, 3)).toEqual(
       made.reverse(),
     );
+  });
+
+  it("pages through the log by cursor, 50 a page, newest first, with the filter kept", async () => {
+    const { client, key, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await api(`/v1/tasks/${UNKNOWN_TASK}`, key)).requestId);
+    // 120 rows besides, older than the three: 2xx and 4xx alternating.
+    await runInDurableObject(requestLogFor(env, accountId), (log: RequestLog) =>
+      log.record(
+        Array.from({ length: 120 }, (_, k) => ({
+          id: `00000000000000000000${String(k + 1).padStart(6, "0")}`,
+          keyId: "seed",
+          method: "GET",
+          route: "/v1/tasks",
+          status: (k + 1) % 2 === 0 ? 200 : 404,
+          durationMs: 1,
+          errorCode: (k + 1) % 2 === 0 ? null : "not-found",
+          createdAt: k + 1,
+        })),
+      ),
+    );
+    const seen: string[] = [];
+    let path: string | undefined = "/console/requests?status=4xx";
+    while (path) {
+      const html: string = await (await client.get(path)).text();
+      const ids = listedIds(html);
+      expect(ids.length).toBeLessThanOrEqual(50);
+      seen.push(...(ids as string[]));
+      const next: string | undefined = /<a[^>]*href="([^"]*cursor=[^"]*)"[^>]*>[^<]*Next/i.exec(html)?.[1];
+      path = next?.replaceAll("&amp;", "&");
+    }
+    const seeded4xx = Array.from({ length: 60 }, (_, k) => 120 - 1 - 2 * k).map(
+      (i) => `00000000000000000000${String(i).padStart(6, "0")}`,
+    );
+    expect(seen).toEqual([...made.reverse(), ...seeded4xx]);
   });
 });

@@ -8,8 +8,11 @@ let counter = 0;
 export const newEmail = () => `User${++counter}.${crypto.randomUUID().slice(0, 8)}@Example.com`;
 
 let addresses = 0;
-/** A client at an address of its own (sign-ups are limited per address; tests never share one by accident). */
-export function clientAt(address = `2001:db8::${(++addresses).toString(16)}`) {
+/**
+ * A client at an address of its own (sign-ups are limited per client; tests never share one by accident). An
+ * IPv6 client is counted by its /64 (src/http/client-key.ts), so each gets a /64 of its own.
+ */
+export function clientAt(address = `2001:db8:1:${(++addresses).toString(16)}::1`) {
   const client = new DashboardClient();
   client.defaults["CF-Connecting-IP"] = address;
   return client;

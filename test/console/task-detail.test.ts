@@ -132,4 +132,49 @@ describe("console task detail", () => {
     expect(resent.status).toBe(404);
     expect(await deliveriesOf(task.id)).toBe(1);
   });
+
+  it("a pipeline's steps: each with its status, its result or error, and its outputs", async () => {
+    const { client, email } = await signedUp();
+    const accountId = await accountOf(email);
+    const task = await insertTask(accountId, {
+      type: "pipeline",
+      status: "failed",
+      errorCode: "VALIDATION_INVALID_ARGUMENT",
+      errorMessage: "time (5 s) is beyond the video's duration (2 s)",
+      outputs: JSON.stringify([
+        {
+          kind: "video",
+          file_id: "01JD5Z8X4QK3M7R2T9V6W1Y0AC",
+          name: "clip.mp4",
+          step: "clip",
+          format: "mp4",
+        },
+      ]),
+      steps: JSON.stringify([
+        { name: "clip", type: "video.trim", status: "succeeded", result: { duration: 2 }, error: null },
+        {
+          name: "poster",
+          type: "video.extract-cover",
+          status: "failed",
+          result: null,
+          error: {
+            code: "VALIDATION_INVALID_ARGUMENT",
+            message: "time (5 s) is beyond the video's duration (2 s)",
+          },
+        },
+        { name: "info", type: "video.probe", status: "queued", result: null, error: null },
+      ]),
+    });
+    const html = await (await client.get(`/console/tasks/${task.id}`)).text();
+    const steps = html.slice(html.indexOf("<h2>Steps</h2>"));
+    expect(steps).not.toBe(html);
+    const row = (name: string) => steps.slice(steps.indexOf(`<code>${name}</code>`)).split("</tr>")[0]!;
+    expect(row("clip")).toContain("video.trim");
+    expect(row("clip")).toContain("succeeded");
+    expect(row("clip")).toContain("duration 2");
+    expect(row("clip")).toMatch(/<a href="[^"]+\/clip\.mp4\?[^"]+">clip\.mp4<\/a>/);
+    expect(row("poster")).toContain("failed");
+    expect(row("poster")).toContain("VALIDATION_INVALID_ARGUMENT");
+    expect(row("info")).toContain("skipped");
+  });
 });

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 /** The dot-entries of node_modules that are packages' (npm's), not caches. */
@@ -38,6 +38,10 @@ export type RunningService = {
   base: string;
   apiKey: string;
   webhookSecret: string;
+  /** What `npm install` printed, stdout then stderr, line by line. */
+  installOutput: string[];
+  /** What `npm run dev` has printed so far, line by line (it goes on printing while the service runs). */
+  devOutput: string[];
   stop: () => void;
 };
 
@@ -45,11 +49,27 @@ export type RunningService = {
 const finish = promisify(execFile);
 
 /**
- * The README's first command, `npm install && npm run dev`, in `dir`; resolves once the key is printed.
- * `npm install` runs over a copy of this checkout's node_modules (its caches left out), so it reconciles that
- * tree with the copy's package-lock.json instead of unpacking ~55,000 files again: 18 s of CPU for the copy and
- * 2 s for the install, against 79 s for an install from nothing (docs/performance.md, session 21). An install
- * from nothing is what `.ci/run` does, on its fresh clone, before it runs `npm test`.
+ * PATH without the Node 22 that `npm run` put first (scripts/node22.mjs, `.tools/node`): the machine's own
+ * Node, the one a newcomer's `npm install` runs on (on this machine Node 20, which is what makes npm print its
+ * EBADENGINE warnings).
+ */
+export function machinePath(): string {
+  return (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((entry) => !entry.includes(`${path.sep}.tools${path.sep}node${path.sep}`))
+    .join(path.delimiter);
+}
+
+const lines = (text: string) => text.split("\n").map((line) => line.trimEnd());
+
+/**
+ * The README's first command, `npm install && npm run dev`, in `dir`, with the machine's own Node; resolves
+ * once the key is printed, with what both printed. `npm install` runs over a copy of this checkout's
+ * node_modules (its caches left out), so it reconciles that tree with the copy's package-lock.json instead of
+ * unpacking ~55,000 files again: 18 s of CPU for the copy and 2 s for the install, against 79 s for an install
+ * from nothing (docs/performance.md, session 21). An install from nothing is what `.ci/run` does, on its fresh
+ * clone, before it runs `npm test`. `.tools/node` (the Node 22 scripts/node22.mjs installs) is copied too, so
+ * `npm run dev` does not download it again.
  */
 export async function installAndStart(dir: string, port: number): Promise<RunningService> {
   // Not execFileSync: the global setup starts this in the background, so it must not block the event loop.
@@ -76,28 +96,70 @@ export async function installAndStart(dir: string, port: number): Promise<Runnin
       rmSync(path.join(dir, "node_modules"), { recursive: true, force: true });
     }
   }
-  await finish("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
-  const lines: string[] = [];
+  // This checkout's, or the one the running Node came from (a worktree borrowing another checkout's).
+  const tools = [
+    path.join(root, ".tools/node"),
+    process.execPath.split(`${path.sep}node_modules${path.sep}`)[0]!,
+  ]
+    .filter((candidate) => candidate.endsWith(`${path.sep}.tools${path.sep}node`))
+    .find((candidate) => existsSync(candidate));
+  if (tools !== undefined) {
+    mkdirSync(path.join(dir, ".tools"));
+    await finish("cp", ["-a", tools, path.join(dir, ".tools")]).catch(() => undefined);
+  }
+  const env = { ...process.env, PATH: machinePath() };
+  // --no-audit: npm's audit summary depends on advisories published after the commit, not on the project.
+  const install = await finish("npm", ["install", "--no-audit"], {
+    cwd: dir,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const installOutput = [...lines(install.stdout), ...lines(install.stderr)];
+  return startDevOn(dir, port, env, installOutput, 3);
+}
+
+/**
+ * `npm run dev` on `port` (and the engine on `port + 1`). The port is picked at random on a machine others
+ * share: when it (or the inspector's, PORT + 442) is taken, the next pair is tried, twice at most.
+ */
+async function startDevOn(
+  dir: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  installOutput: string[],
+  attempts: number,
+): Promise<RunningService> {
+  const devOutput: string[] = [];
+  const pending: string[] = [];
   const dev = startGroup("fresh-dev", "npm", ["run", "dev"], {
     cwd: dir,
-    env: { PORT: String(port), ENGINE_PORT: String(port + 1) },
-    onLine: (line) => lines.push(line),
+    env: { ...env, PORT: String(port), ENGINE_PORT: String(port + 1) },
+    onLine: (line) => {
+      devOutput.push(line);
+      pending.push(line);
+    },
     quiet: true,
   });
   try {
     // As generous as the browser tests: on a loaded machine a first start (17 font uploads, migrations) took 4-5 min.
-    const [, apiKey] = await waitForLine(dev, lines, /API key:\s+(\S+)/, 480_000);
-    const [, webhookSecret] = await waitForLine(dev, lines, /Webhook secret:\s+(\S+)/, 5_000);
+    const [, apiKey] = await waitForLine(dev, pending, /API key:\s+(\S+)/, 480_000);
+    const [, webhookSecret] = await waitForLine(dev, pending, /Webhook secret:\s+(\S+)/, 5_000);
     return {
       dir,
       base: `http://127.0.0.1:${port}`,
       apiKey: apiKey!,
       webhookSecret: webhookSecret!,
+      installOutput,
+      devOutput,
       stop: () => stopGroup(dev),
     };
   } catch (error) {
     stopGroup(dev);
-    throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${lines.join("\n")}`);
+    if (attempts > 1 && devOutput.some((line) => line.includes("Address already in use"))) {
+      await groupGone(dev, 30_000);
+      return startDevOn(dir, port + 2, env, installOutput, attempts - 1);
+    }
+    throw new Error(`npm run dev did not come up: ${(error as Error).message}\n${devOutput.join("\n")}`);
   }
 }
 

@@ -11,9 +11,12 @@ import { freshCopy, installAndStart, removeCopy } from "./fresh-copy.ts";
  */
 export default async function setup(project: TestProject) {
   const dir = freshCopy();
-  const port = 18_000 + Math.floor(Math.random() * 2000) * 2;
+  // Random, on a machine others share (installAndStart tries the next pair when it is taken), or P6_E2E_PORT:
+  // the API on it, the engine on the next (and the inspector on PORT + 442, or INSPECTOR_PORT).
+  const port = Number(process.env.P6_E2E_PORT) || 18_000 + Math.floor(Math.random() * 2000) * 2;
   const starting = installAndStart(dir, port);
   let outcome: { status: number; body: string } | undefined;
+  let devOutput: string[] = [];
   starting.then(
     (service) => {
       const ready: E2eService = {
@@ -21,15 +24,21 @@ export default async function setup(project: TestProject) {
         base: service.base,
         apiKey: service.apiKey,
         webhookSecret: service.webhookSecret,
+        installOutput: service.installOutput,
       };
+      devOutput = service.devOutput;
       outcome = { status: 200, body: JSON.stringify(ready) };
     },
     (error: Error) => {
       outcome = { status: 500, body: error.message };
     },
   );
-  // 200 with the service, 500 with why it did not come up, 202 while it is still starting.
-  const server = http.createServer((_, res) => {
+  // 200 with the service, 500 with why it did not come up, 202 while it is still starting; /dev-output: what
+  // its `npm run dev` has printed so far.
+  const server = http.createServer((req, res) => {
+    if (req.url === "/dev-output") {
+      return void res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(devOutput));
+    }
     if (!outcome) return void res.writeHead(202).end();
     res.writeHead(outcome.status, { "Content-Type": "text/plain" }).end(outcome.body);
   });
@@ -42,7 +51,14 @@ export default async function setup(project: TestProject) {
   };
 }
 
-export type E2eService = { dir: string; base: string; apiKey: string; webhookSecret: string };
+export type E2eService = {
+  dir: string;
+  base: string;
+  apiKey: string;
+  webhookSecret: string;
+  /** What the README's `npm install` printed in the fresh copy. */
+  installOutput: string[];
+};
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
+import { engineFixturesDir } from "../../containers/ffmpeg/test/support/fixture-files.ts";
 import { startFixtureServer } from "../../containers/ffmpeg/test/support/fixture-server.ts";
 import { generateFixtures } from "../../containers/ffmpeg/test/support/media.ts";
 
@@ -12,8 +13,8 @@ const binaries = resolveBinaries(process.env);
 
 /** Real media generated with ffmpeg, served from loopback: the "public internet" of the end-to-end tests. */
 export async function serveFixtures() {
-  const dir = path.join(os.tmpdir(), "p6-e2e-fixtures");
-  mkdirSync(dir, { recursive: true });
+  // The engine suite's folder, keyed by its generators, which write each file whole (fixture-files.ts).
+  const dir = engineFixturesDir();
   await generateFixtures(binaries.ffmpeg, dir);
   const server = await startFixtureServer(dir);
   return { media: (name: string) => server.url(`/media/${name}`), close: () => server.close() };

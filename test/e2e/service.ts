@@ -14,3 +14,8 @@ export async function e2eService(): Promise<E2eService> {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+/** What the fresh copy's `npm run dev` has printed so far, line by line. */
+export async function e2eDevOutput(): Promise<string[]> {
+  return (await (await fetch(`${inject("e2eServiceUrl")}/dev-output`)).json()) as string[];
+}

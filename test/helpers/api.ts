@@ -52,5 +52,8 @@ import { expect } from "vitest";
 
 export async function problem(response: Response) {
   expect(response.headers.get("content-type")).toBe("application/problem+json");
-  return (await response.json()) as Record<string, unknown> & { code: string; errors?: { field: string }[] };
+  return (await response.json()) as Record<string, unknown> & {
+    code: string;
+    errors?: { field: string; message?: string }[];
+  };
 }

@@ -6,8 +6,8 @@ import { BASE, call } from "./api";
 export const media = (name: string) => `${inject("mediaBase")}/media/${name}`;
 export const fixture = (path: string) => `${inject("mediaBase")}${path}`;
 
-let n = 0;
-export const idemKey = () => `test-${Date.now()}-${++n}`;
+/** A fresh Idempotency-Key: unique whatever the clock does (workerd's stands still between I/O). */
+export const idemKey = () => `test-${crypto.randomUUID()}`;
 
 /** POST a synchronous operation. */
 export function operate(

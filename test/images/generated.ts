@@ -21,6 +21,12 @@ export const IMAGE_FIXTURES = {
   tinyWebp: "img-26-byte.webp",
   /** The first boxes of a HEIC still image (ftyp major brand heic, a meta box): what the sniff reads. */
   heicHead: "img-head.heic",
+  /**
+   * A 1600×1500 (2.4 MP, over the Worker's in-WASM limit: the engine's job) 8-bit RGB PNG whose IDAT is about
+   * 1 MB of deflated zeros inflating to 1 GiB, 149 times the 7.2 MB its rows need: a decompression bomb
+   * behind an honest header.
+   */
+  inflateBombLarge: "img-inflate-bomb-1600x1500.png",
 } as const;
 
 /** The bytes of IMAGE_FIXTURES.tinyWebp: RIFF, WEBP, a VP8L chunk of 6 bytes (signature 0x2f, 14-bit sizes − 1). */

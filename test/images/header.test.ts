@@ -62,6 +62,7 @@ describe("readImageHeader", () => {
       width: 333,
       height: 217,
       orientation: 1,
+      alpha: expect.any(Boolean),
       animated: false,
     });
   });

@@ -171,6 +171,7 @@ describe("EXIF orientation of PNG (eXIf) and WebP (EXIF chunk)", () => {
           width: 400,
           height: 300,
           orientation: o,
+          alpha: false,
           animated: false,
         });
       }

@@ -47,6 +47,7 @@ describe("formats", () => {
       width: W,
       height: H,
       orientation: 1,
+      alpha: expect.any(Boolean),
       animated: false,
     });
     const decoded = await decodeOutput(result.bytes);

@@ -1,11 +1,11 @@
 /**
- * Each operation's params are one schema, from @p6/contract/params: the Worker validates requests with it and
+ * Each operation's params are one schema, the registry's (@p6/contract/operations): the Worker validates requests with it and
  * documents it, the engine validates jobs with it (containers/ffmpeg/src/pipeline/params.ts). So the rules
  * that lived only in the engine are the Worker's too, and a request that breaks one is a 400 naming the field
  * before anything is reserved or sent: not a task that fails later, not a call that waits for capacity.
  */
 
-import { JOB_PARAMS } from "@p6/contract/params";
+import { OPERATIONS as REGISTRY } from "@p6/contract/operations";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts, tasks } from "../../src/db/schema";
@@ -15,9 +15,9 @@ import { media, operateWith } from "../helpers/media";
 import { createTaskCall } from "../helpers/task-api";
 
 it.each(OPERATIONS.map((op) => [op.type, op] as const))(
-  "%s validates with its job type's schema in @p6/contract/params",
+  "%s validates with its registry entry's schema in @p6/contract/operations",
   (type, op) => {
-    expect(op.params).toBe(JOB_PARAMS[type as keyof typeof JOB_PARAMS]);
+    expect(op.params).toBe(REGISTRY[type].params);
   },
 );
 

@@ -107,6 +107,7 @@ function deploy(account: Account, args: string[], env: Record<string, string> = 
       P6_FAKE_LOG: path.join(dir, "calls.jsonl"),
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      PUBLIC_ORIGIN: "https://p6-media-api.example.workers.dev",
       ...env,
     },
   });
@@ -172,6 +173,20 @@ describe("npm run deploy -- --dry-run", () => {
     ]) {
       expect(run.output).toContain(line);
     }
+  });
+
+  test("warns, in words, that MAIL_FROM is a placeholder and SIGNUP_CREDITS is 0, and still finishes", () => {
+    const { run } = dryRun();
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain(
+      "⚠ MAIL_FROM is noreply@example.com, a placeholder: no verification or password-reset mail would be delivered",
+    );
+    expect(run.output).toContain(
+      "⚠ SIGNUP_CREDITS is 0: customers who sign up at /console/sign-up get no credits, so every call that costs credits answers 402 until an operator grants some",
+    );
+    expect(run.output.trimEnd().split("\n").at(-1)).toBe(
+      "⚠ 2 warnings under step 1 (MAIL_FROM, SIGNUP_CREDITS): read them before customers sign up.",
+    );
   });
 
   test("says what it would check (login, Docker) and never that it logged in", () => {
@@ -266,7 +281,9 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
         ...QUEUES.flatMap((q) => [`queues info ${q}`, `queues create ${q}`]),
         "d1 migrations apply DB --remote",
         "secret list --format json",
-        expect.stringMatching(/^deploy --assets \S+ --secrets-file \S+secrets\.json$/),
+        expect.stringMatching(
+          /^deploy --assets \S+ --var PUBLIC_ORIGIN:https:\/\/p6-media-api\.example\.workers\.dev --var WEBHOOK_EGRESS:platform --secrets-file \S+secrets\.json$/,
+        ),
       ]);
       expect(run.account).toMatchObject({
         d1: { "p6-media": UUID },
@@ -302,8 +319,68 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       );
       expect(run.status, run.output).toBe(0);
       expect(run.commands.filter((c) => c.includes("create"))).toEqual([]);
-      expect(run.commands.at(-1)).toMatch(/^deploy --assets \S+$/);
+      expect(run.commands.at(-1)).toMatch(
+        /^deploy --assets \S+ --var PUBLIC_ORIGIN:https:\/\/p6-media-api\.example\.workers\.dev --var WEBHOOK_EGRESS:platform$/,
+      );
       expect(run.output).toContain("ADMIN_TOKEN: set on the Worker, kept");
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  const PRESENT: Account = {
+    d1: { "p6-media": UUID },
+    r2: ["p6-media-files", "p6-media-fonts"],
+    queues: QUEUES,
+    secrets: ["ADMIN_TOKEN", "FILE_SIGNING_SECRET", "ENGINE_SECRET"],
+  };
+  const SENDER = "noreply@media.p6.dev";
+  const mailOn = (toml: string, from: string, allowed: string) =>
+    toml
+      .replace(/^MAIL_FROM = .*$/m, `MAIL_FROM = "${from}"`)
+      .replace(/^allowed_sender_addresses = .*$/m, `allowed_sender_addresses = ["${allowed}"]`);
+  test.each([
+    {
+      what: "a real sender the binding lists and sign-up credits: no warning",
+      edit: (toml: string) =>
+        mailOn(toml, SENDER, SENDER).replace(/^SIGNUP_CREDITS = .*$/m, 'SIGNUP_CREDITS = "100"'),
+      warnings: [],
+    },
+    {
+      what: "a sender the EMAIL binding does not list",
+      edit: (toml: string) =>
+        mailOn(toml, SENDER, "other@media.p6.dev").replace(/^SIGNUP_CREDITS = .*$/m, 'SIGNUP_CREDITS = "5"'),
+      warnings: [
+        `⚠ MAIL_FROM is ${SENDER}, which the EMAIL binding's allowed_sender_addresses (other@media.p6.dev) does not list: Cloudflare would refuse every console mail.`,
+      ],
+    },
+    {
+      what: "mail kept in the local mailbox, a placeholder ERROR_TYPE_BASE, SIGNUP_CREDITS unset",
+      edit: (toml: string) =>
+        toml
+          .replace(/^MAIL_TRANSPORT = .*$/m, 'MAIL_TRANSPORT = "mailbox"')
+          .replace(/^ERROR_TYPE_BASE = .*$/m, 'ERROR_TYPE_BASE = "https://media.example.com/errors"')
+          .replace(/^SIGNUP_CREDITS = .*$/m, ""),
+      warnings: [
+        "⚠ MAIL_TRANSPORT is mailbox: console mail is kept in the FILES bucket and shown only on loopback (/dev/mailbox, for npm run dev and the tests), never delivered.",
+        "⚠ SIGNUP_CREDITS is 0:",
+        "⚠ ERROR_TYPE_BASE is https://media.example.com/errors: media.example.com is a placeholder domain.",
+      ],
+    },
+  ])("the real deploy warns too: $what", ({ edit, warnings }) => {
+    const config = configCopy();
+    writeFileSync(
+      config,
+      edit(readFileSync(config, "utf8").replace(/^database_id = .*$/m, `database_id = "${UUID}"`)),
+    );
+    try {
+      const run = deploy(PRESENT, ["--config", config]);
+      expect(run.status, run.output).toBe(0);
+      const said = run.output.split("\n").filter((line) => line.includes("⚠"));
+      expect(
+        said.slice(0, warnings.length).map((line, i) => line.trim().slice(0, warnings[i]!.length)),
+      ).toEqual(warnings);
+      expect(said).toHaveLength(warnings.length === 0 ? 0 : warnings.length + 1);
     } finally {
       rmSync(config, { force: true });
     }
@@ -321,6 +398,47 @@ describe("npm run deploy against an account (wrangler stand-in)", () => {
       expect(run.output).toContain("Docker is needed and not usable (Cannot connect to the Docker daemon)");
       expect(run.output).toContain("engine's image, containers/ffmpeg/Dockerfile");
       expect(run.commands).toEqual(["whoami"]);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("PUBLIC_ORIGIN: required without a custom domain, and an https origin", () => {
+    const config = configCopy();
+    try {
+      const unset = deploy(EMPTY, ["--config", config], { ADMIN_TOKEN: "operator-token", PUBLIC_ORIGIN: "" });
+      expect(unset.status).not.toBe(0);
+      expect(unset.output).toContain("PUBLIC_ORIGIN is not set and there is no custom domain");
+      expect(unset.commands).toEqual([]);
+      const http = deploy(EMPTY, ["--config", config], {
+        ADMIN_TOKEN: "operator-token",
+        PUBLIC_ORIGIN: "http://media.example.com",
+      });
+      expect(http.output).toContain("PUBLIC_ORIGIN must be an https origin");
+      expect(http.commands).toEqual([]);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
+  test("PUBLIC_ORIGIN: the custom domain's when the environment names none", () => {
+    const config = configCopy();
+    try {
+      writeFileSync(
+        config,
+        readFileSync(config, "utf8").replace(
+          /^(name = .*)$/m,
+          '$1\nroutes = [{ pattern = "media.example.com", custom_domain = true }]',
+        ),
+      );
+      const routed = deploy(EMPTY, ["--config", config], {
+        ADMIN_TOKEN: "operator-token",
+        PUBLIC_ORIGIN: "",
+      });
+      expect(routed.status).toBe(0);
+      expect(routed.commands.at(-1)).toMatch(
+        / --var PUBLIC_ORIGIN:https:\/\/media\.example\.com --var WEBHOOK_EGRESS:platform/,
+      );
     } finally {
       rmSync(config, { force: true });
     }

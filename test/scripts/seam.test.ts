@@ -28,12 +28,12 @@ function check(files: Record<string, string>) {
 }
 
 const clean = {
-  "src/engine/types.ts": 'export type { JobType } from "@p6/contract/protocol";\n',
+  "src/engine/types.ts": 'export type { JobType } from "@p6/contract/wire";\n',
   "src/images/codecs.ts":
     'import { jpegFrame } from "@p6/contract/jpeg-frame";\nimport { x } from "../util/x";\n',
   "containers/ffmpeg/src/server.ts":
-    'import { PROTOCOL_VERSION } from "@p6/contract/protocol";\nimport "./pool.ts";\n',
-  "packages/contract/src/sniff.ts": 'import type { MediaKind } from "./protocol.ts";\n',
+    'import { PROTOCOL_VERSION } from "@p6/contract/wire";\nimport "./pool.ts";\n',
+  "packages/contract/src/sniff.ts": 'import type { MediaKind } from "./operations/index.ts";\n',
 };
 
 describe("npm run check: no deep import across the seam", () => {

@@ -31,7 +31,9 @@ async function redoclyLint(file: string) {
  * as the engine's own do; POST an OpenAPI document to /openapi to validate it with @apidevtools/swagger-parser,
  * or to /redocly to get the JSON report of `redocly lint` (@redocly/cli with the project's redocly.yaml);
  * POST a video to /frame?t=<seconds> to get that frame decoded by ffmpeg as raw RGB24 (headers x-width,
- * x-height).
+ * x-height; `pix_fmt=rgba` for RGBA); POST a video to /frames for its video frames' presentation times and
+ * durations (ffprobe -show_frames); POST audio to /samples for the number of samples it decodes to and its
+ * rate (ffmpeg decodes it to raw PCM; the count is of the decoded bytes, not of any header).
  */
 export async function startInspector(ffprobe: string, ffmpeg: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "p6-inspector-"));
@@ -61,8 +63,62 @@ export async function startInspector(ffprobe: string, ffmpeg: string) {
       return;
     }
     writeFileSync(file, Buffer.concat(chunks));
+    if (req.url === "/frames" || req.url === "/samples") {
+      try {
+        if (req.url === "/frames") {
+          const { stdout } = await exec(
+            ffprobe,
+            [
+              ...["-v", "error", "-select_streams", "v:0", "-show_entries"],
+              ...["frame=best_effort_timestamp_time,pkt_duration_time,duration_time", "-of", "json", file],
+            ],
+            { maxBuffer: 64 * 1024 * 1024 },
+          );
+          const frames = (JSON.parse(stdout) as { frames: Record<string, string | undefined>[] }).frames.map(
+            (f) => ({
+              time: Number(f.best_effort_timestamp_time),
+              duration: Number(f.duration_time ?? f.pkt_duration_time),
+            }),
+          );
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ frames }));
+        } else {
+          const rate = await exec(ffprobe, [
+            ...["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate"],
+            ...["-of", "csv=p=0", file],
+          ]);
+          const { stdout } = await exec(
+            ffmpeg,
+            [
+              "-v",
+              "error",
+              "-i",
+              file,
+              "-map",
+              "0:a:0",
+              "-ac",
+              "1",
+              "-f",
+              "s16le",
+              "-acodec",
+              "pcm_s16le",
+              "-",
+            ],
+            { encoding: "buffer", maxBuffer: 512 * 1024 * 1024 },
+          );
+          const body = { samples: stdout.length / 2, sample_rate: Number(rate.stdout.trim()) };
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+        }
+      } catch (error) {
+        res.writeHead(422, { "content-type": "text/plain" }).end(String((error as Error).message));
+      } finally {
+        rmSync(file, { force: true });
+      }
+      return;
+    }
     if (req.url?.startsWith("/frame")) {
-      const t = new URL(req.url, "http://inspector").searchParams.get("t") ?? "0";
+      const query = new URL(req.url, "http://inspector").searchParams;
+      const t = query.get("t") ?? "0";
+      const pixFmt = query.get("pix_fmt") === "rgba" ? "rgba" : "rgb24";
       try {
         const size = await exec(ffprobe, [
           ...["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height"],
@@ -71,7 +127,7 @@ export async function startInspector(ffprobe: string, ffmpeg: string) {
         const [width, height] = size.stdout.trim().split(",");
         const { stdout } = await exec(
           ffmpeg,
-          ["-v", "error", "-ss", t, "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+          ["-v", "error", "-ss", t, "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pixFmt, "-"],
           { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
         );
         res.writeHead(200, { "x-width": width, "x-height": height }).end(stdout);

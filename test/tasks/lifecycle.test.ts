@@ -115,7 +115,7 @@ describe("POST /v1/tasks → queue → Durable Object → engine", () => {
     ["params.start", { type: "video.trim", source_url: "https://example.com/a.mp4", params: { end: 2 } }],
     ["params.nope", { type: "video.probe", source_url: "https://example.com/a.mp4", params: { nope: 1 } }],
     [
-      "webhook_events_filter.0",
+      "webhook_events_filter[0]",
       { type: "video.probe", source_url: "https://example.com/a.mp4", webhook_events_filter: ["exploded"] },
     ],
     [

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { preferredWait } from "../../src/http/prefer";
 import type { TaskView } from "../../src/tasks/serialize";
 import { call, newAccount, problem } from "../helpers/api";
 import { fixture, media } from "../helpers/media";
@@ -96,21 +95,50 @@ describe("Prefer: wait (RFC 7240) on POST /v1/tasks and GET /v1/tasks/{id}", () 
     expect(((await other.json()) as TaskView).status).toBe("queued");
   });
 
-  it.each(["wait=0", "wait=61", "wait=abc", "wait=", "wait=1.5", "wait=-3"])(
-    "%s is a 400 naming Prefer; POST creates nothing and reserves nothing",
+  it("POST with wait=120 is held as wait=60: answered as the task ends, Preference-Applied: wait=60", async () => {
+    const { key } = await newAccount({ credits: 10 });
+    const response = await createWaiting(key, trim, "wait=120");
+    expect(response.status).toBe(201);
+    expect(response.headers.get("preference-applied")).toBe("wait=60");
+    expect(((await response.json()) as TaskView).status).toBe("succeeded");
+  });
+
+  it.each(["wait=61", "wait=120", "wait=3600", `wait=${"9".repeat(40)}`, 'WAIT = "90"'])(
+    "GET with %s is honoured as wait=60 (RFC 7240: clamped, not refused)",
     async (prefer) => {
-      const { accountId, key } = await newAccount({ credits: 10 });
-      const queued = await insertTask(accountId);
-      const got = await problem(await getWaiting(key, queued.id, prefer));
-      expect(got).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT" });
-      expect(got.errors?.map((e) => e.field)).toEqual(["Prefer"]);
-      const posted = await createWaiting(key, { ...trim, idempotency_key: `bad-${prefer}` }, prefer);
-      expect(posted.status).toBe(400);
-      expect(((await problem(posted)).errors ?? []).map((e) => e.field)).toEqual(["Prefer"]);
-      const list = (await (await call("/v1/tasks", { key })).json()) as { results: { id: string }[] };
-      expect(list.results.map((t) => t.id)).toEqual([queued.id]);
+      const { accountId, key } = await newAccount();
+      const done = await insertTask(accountId, { status: "succeeded", completedAt: Date.now() });
+      const response = await getWaiting(key, done.id, prefer);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("preference-applied")).toBe("wait=60");
     },
   );
+
+  it.each([
+    "wait=0",
+    "wait",
+    "wait=",
+    "wait=abc",
+    "wait=1.5",
+    "wait=-3",
+    "wait=1e1",
+    "wait=0x10",
+    "wait=5 s",
+  ])("%s is ignored: answered at once, without Preference-Applied, never a 400", async (prefer) => {
+    const { accountId, key } = await newAccount({ credits: 10 });
+    // Never queued, so it stays queued: a wait that was applied would hold either answer and say so in
+    // Preference-Applied. The POST repeats its idempotency_key, so it answers with this task (200).
+    const queued = await insertTask(accountId, { type: trim.type, idempotencyKey: "repeat" });
+    const got = await getWaiting(key, queued.id, prefer);
+    expect(got.status).toBe(200);
+    expect(got.headers.get("preference-applied")).toBeNull();
+    expect(((await got.json()) as TaskView).status).toBe("queued");
+    const posted = await createWaiting(key, { ...trim, idempotency_key: "repeat" }, prefer);
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get("idempotent-replayed")).toBe("true");
+    expect(posted.headers.get("preference-applied")).toBeNull();
+    expect(((await posted.json()) as TaskView).status).toBe("queued");
+  });
 
   it("another account's task is a 404 at once, with nothing held", async () => {
     const owner = await newAccount();
@@ -127,25 +155,5 @@ describe("Prefer: wait (RFC 7240) on POST /v1/tasks and GET /v1/tasks/{id}", () 
   it("no key: 401 before anything is waited for", async () => {
     const response = await call("/v1/tasks/01JD5Z8X4QK3M7R2T9V6W1Y0AB", { headers: { Prefer: "wait=30" } });
     expect(response.status).toBe(401);
-  });
-});
-
-describe("preferredWait", () => {
-  it.each([
-    [undefined, undefined],
-    ["wait=5", 5],
-    ["WAIT = 7", 7],
-    ['wait="12"', 12],
-    ["respond-async, wait=60", 60],
-    ["wait=10; foo=bar", 10],
-    ["wait=3, wait=100", 3],
-    ["return=minimal", undefined],
-    ["waiting=5", undefined],
-    ["wait=0", null],
-    ["wait=61", null],
-    ["wait", null],
-    ["wait=1e1", null],
-  ])("%s → %s", (header, expected) => {
-    expect(preferredWait(header)).toBe(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { REFUSED_NAMES } from "../../containers/ffmpeg/test/support/dns";
-import { attempts, consume, delivery, endedTask, enqueueHeld } from "./support";
+import { attempts, consume, delivery, endedTask, enqueueHeld, refusingConnect } from "./support";
 
 /**
  * Every delivery attempt resolves the webhook's name first (DNS over HTTPS from the Worker, the shared address
@@ -50,11 +50,13 @@ describe("an attempt to a name that now resolves to a refused address", () => {
     expect((await attempts(id))[0]?.error).toBe("not sent: the address check is unavailable");
   });
 
-  it("a public name is allowed and sent to (here it then fails: workerd cannot reach the test name)", async () => {
+  it("a public name is allowed and sent to its checked address (a stand-in: nothing leaves the machine)", async () => {
     const id = await heldTo("https://public.test/hook");
-    await consume(id, { overrides: { ...production, timeoutMs: 3_000 } });
+    const dialled: string[] = [];
+    await consume(id, { overrides: { ...production, timeoutMs: 3_000, connect: refusingConnect(dialled) } });
     const [attempt] = await attempts(id);
     expect(attempt?.error).not.toMatch(/^not sent/);
+    expect(dialled).toEqual(["93.184.216.34:443", "[2606:2800:220:1:248:1893:25c8:1946]:443"]);
     const asked = (await (await fetch(inject("dohUrl").replace(/dns-query$/, "_asked"))).json()) as string[];
     expect(asked).toEqual(expect.arrayContaining(["public.test A", "public.test AAAA"]));
   });

@@ -2,6 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { asc, eq } from "drizzle-orm";
 import { inject, vi } from "vitest";
 import { type TaskRow, webhookAttempts, webhookDeliveries } from "../../src/db/schema";
+import type { Connect } from "../../src/fetch/pinned";
 import { serializeTask } from "../../src/tasks/serialize";
 import { handleWebhookBatch } from "../../src/webhooks/consumer";
 import type { DeliverySettings } from "../../src/webhooks/deliver";
@@ -137,4 +138,26 @@ export async function consume(
   const ctx = createExecutionContext();
   await handleWebhookBatch(batch, { ...env, ...options.bindings }, ctx, options.overrides);
   return { ...(await getQueueResult(batch, ctx)), retryDelays };
+}
+
+/**
+ * A TCP connect for deliveries to public addresses (DNS stand-in names like public.test): nothing leaves this
+ * machine. It records where the delivery dialled and refuses, as an unreachable host would.
+ */
+export function refusingConnect(dialled: string[] = []): Connect {
+  return ((address: { hostname: string; port: number }) => {
+    dialled.push(`${address.hostname}:${address.port}`);
+    const refused = Promise.reject(new Error("connection refused (stand-in for a public address)"));
+    refused.catch(() => {});
+    return {
+      opened: refused,
+      closed: refused,
+      readable: new ReadableStream(),
+      writable: new WritableStream(),
+      close: async () => {},
+      startTls() {
+        return this;
+      },
+    };
+  }) as unknown as Connect;
 }

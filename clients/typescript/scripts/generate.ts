@@ -23,6 +23,7 @@ const STUB = `
 export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
 export class Container extends DurableObject {}
 export function getContainer() { throw new Error("not in Node"); }
+export function connect() { throw new Error("not in Node"); }
 export default new Uint8Array();
 `;
 
@@ -53,7 +54,7 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
               {
                 // The console's browser bundles (Text modules in wrangler.toml) play no part in the document.
                 filter:
-                  /^cloudflare:workers$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png|bundle\.js|bundle\.css)(\?module)?$/,
+                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png|bundle\.js|bundle\.css)(\?module)?$|\/altcha\/dist\//,
               },
               (a) => ({
                 path: a.path,

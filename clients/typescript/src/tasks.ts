@@ -2,6 +2,12 @@ import type { P6Client } from "./client.ts";
 import type { components } from "./generated/api.js";
 
 export type Task = components["schemas"]["Task"];
+/** A pipeline task's step (Task.steps): its status, result and outputs. */
+export type TaskStep = components["schemas"]["TaskStep"];
+/** An output of a task (Task.outputs), with its `step` in a pipeline. */
+export type TaskOutput = components["schemas"]["TaskOutput"];
+/** The body of POST /v1/tasks for a pipeline. */
+export type CreatePipelineTask = components["schemas"]["CreatePipelineTask"];
 export type Problem = components["schemas"]["Problem"];
 
 const TERMINAL = new Set<string>(["succeeded", "failed", "canceled"]);

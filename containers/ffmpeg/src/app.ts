@@ -1,22 +1,33 @@
 /**
  * The engine's HTTP surface (protocol v1, README.md) as a Hono app on @hono/node-server: the routes, and as
- * middleware the load header, authentication, the JSON body and its limit, and the error model (EngineError →
- * `{code, message, field?}` with its status; anything else a logged 500). Routes that stream a file answer on
- * the Node response (HttpBindings.outgoing) and return RESPONSE_ALREADY_SENT: the file goes disk → socket with
- * backpressure, never through memory (http-io.ts).
+ * middleware the load header, authentication, the JSON body validated by its @p6/contract/wire schema within
+ * its limit (routes/validate.ts), and the error model (EngineError → `{code, message, field?}` with its status;
+ * anything else a logged 500). The job and fetch routes answer on the Node response (HttpBindings.outgoing)
+ * and return RESPONSE_ALREADY_SENT, because they watch the socket: the job is aborted when the client goes away
+ * before its answer is complete, and a client that closes once it has every byte of the file is no abort
+ * (http-io.ts abortOnDisconnect). The rest answer with Responses, streams included (a pipeline's events and
+ * files: routes/pipelines.ts).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { Hono, type MiddlewareHandler } from "hono";
-import type { EngineContext } from "./context.ts";
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { EngineContext, EngineEnv } from "./context.ts";
 import { fetchMedia, resolveTarget } from "./fetch-route.ts";
-import { readJson, sendError } from "./http-io.ts";
-import { EngineError, JOB_TYPES, PROTOCOL_VERSION } from "./protocol.ts";
+import {
+  EngineError,
+  FetchRequestSchema,
+  invalid,
+  JOB_TYPES,
+  JobRequestSchema,
+  PROTOCOL_VERSION,
+  ResolveRequestSchema,
+} from "./protocol.ts";
 import { jobRoute } from "./routes/jobs.ts";
 import { stampLoad } from "./routes/load.ts";
-
-export type EngineEnv = { Bindings: HttpBindings; Variables: { body: Record<string, unknown> } };
+import { registerPipelineRoutes } from "./routes/pipelines.ts";
+import { jsonBody } from "./routes/validate.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
@@ -24,12 +35,6 @@ export function createEngineApp(engine: EngineContext): Hono<EngineEnv> {
   const { pool, jobs, log } = engine;
   const app = new Hono<EngineEnv>();
   const secret = sha256(engine.config.secret);
-
-  /** The request body as JSON (an object), read up to LIMITS.maxRequestBodyBytes (413 beyond: readJson). */
-  const json: MiddlewareHandler<EngineEnv> = async (c, next) => {
-    c.set("body", await readJson(c.env.incoming));
-    await next();
-  };
 
   app.use(async (c, next) => {
     stampLoad(pool, c.env.outgoing);
@@ -61,14 +66,19 @@ export function createEngineApp(engine: EngineContext): Hono<EngineEnv> {
     }),
   );
 
-  app.post("/v1/fetch", json, async (c) => {
-    await fetchMedia(engine, c.get("body"), c.env.incoming, c.env.outgoing);
+  app.post("/v1/fetch", ...jsonBody(FetchRequestSchema), async (c) => {
+    await fetchMedia(engine, c.req.valid("json"), c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;
   });
 
-  app.post("/v1/resolve", json, async (c) => c.json(await resolveTarget(engine, c.get("body"))));
+  app.post("/v1/resolve", ...jsonBody(ResolveRequestSchema), async (c) =>
+    c.json(await resolveTarget(engine, c.req.valid("json"))),
+  );
 
-  for (const type of JOB_TYPES) app.post(`/v1/jobs/${type}`, json, jobRoute(engine, type));
+  for (const type of JOB_TYPES)
+    app.post(`/v1/jobs/${type}`, ...jsonBody(JobRequestSchema), jobRoute(engine, type));
+
+  registerPipelineRoutes(app, engine);
 
   app.get("/v1/jobs/:id", (c) => {
     const status = jobs.status(c.req.param("id"));
@@ -85,11 +95,23 @@ export function createEngineApp(engine: EngineContext): Hono<EngineEnv> {
   app.notFound((c) => c.json({ code: "RESOURCE_NOT_FOUND", message: "no such route" }, 404));
 
   app.onError((err, c) => {
-    const failure = err instanceof EngineError ? err : new EngineError("INTERNAL", "internal engine error");
-    if (!(err instanceof EngineError)) log(`request failed: ${String(err)}`);
-    // On the Node response: an answer before the body was read to its end (413) closes the connection.
-    sendError(c.env.outgoing, failure);
-    return RESPONSE_ALREADY_SENT;
+    // Hono's own refusals: a body that is not JSON (its validator's 400).
+    const failure =
+      err instanceof EngineError
+        ? err
+        : err instanceof HTTPException && err.status === 400
+          ? invalid("body", "the request body must be JSON")
+          : new EngineError("INTERNAL", "internal engine error");
+    if (failure.code === "INTERNAL" && !(err instanceof EngineError)) log(`request failed: ${String(err)}`);
+    // An answer before the body was read to its end (413) closes the connection: the unread rest must not be
+    // parsed as a next request. It is discarded meanwhile, so the close is an orderly one rather than a reset.
+    const { incoming, outgoing } = c.env;
+    if (outgoing.headersSent) return RESPONSE_ALREADY_SENT;
+    if (!incoming.complete) {
+      c.header("connection", "close");
+      incoming.resume();
+    }
+    return c.json(failure.toBody(), failure.status as ContentfulStatusCode);
   });
 
   return app;

@@ -1,4 +1,5 @@
 /** What the engine's routes share, built once by createEngineServer (server.ts). */
+import type { HttpBindings } from "@hono/node-server";
 import type { EngineConfig } from "./config.ts";
 import type { JobRegistry } from "./jobs.ts";
 import type { Relay } from "./pipeline/relay.ts";
@@ -22,3 +23,6 @@ export interface EngineContext {
   versions: { ffmpeg: string | null; ffprobe: string | null };
   log: (line: string) => void;
 }
+
+/** The Hono environment of the engine's app: the Node request and response under it (@hono/node-server). */
+export type EngineEnv = { Bindings: HttpBindings };

@@ -7,11 +7,16 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
-import { checkUrl } from "@p6/contract/address-policy";
 import { imageSize, notAnImage } from "@p6/contract/sniff";
-import { abortOnDisconnect, sendError, sourceFields, streamFile } from "./http-io.ts";
+import { abortOnDisconnect, checkSourceUrl, sendError, streamFile } from "./http-io.ts";
 import { openInput } from "./pipeline/job.ts";
-import { EngineError, type FetchedMedia, invalid, type MediaKind, unsupported } from "./protocol.ts";
+import {
+  EngineError,
+  type FetchedMedia,
+  type FetchRequest,
+  type ResolveRequest,
+  unsupported,
+} from "./protocol.ts";
 import { type FetchPolicy, resolveUrl } from "./security/fetcher.ts";
 import { LIMITS } from "./security/limits.ts";
 
@@ -27,30 +32,17 @@ export interface FetchRouteContext {
 /** Answers on the Node response (`res`): the file is streamed disk → socket, errors after the fetch started too. */
 export async function fetchMedia(
   engine: FetchRouteContext,
-  body: Record<string, unknown>,
+  body: FetchRequest,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
   const { policy, tmpDir, log } = engine;
   // The client's field the URL came from (a logo is params.watermark_url), named in every refusal.
-  const field = body.field === "params.watermark_url" ? body.field : "source_url";
-  if (typeof body.source_url === "string") {
-    const check = checkUrl(body.source_url, policy);
-    if (!check.ok) throw invalid(field, `${field} ${check.reason}`);
-  }
-  const { url, maxBytes, timeoutMs } = sourceFields(body, policy, {
-    maxBytes: LIMITS.defaultMaxFetchBytes,
-    timeoutMs: LIMITS.defaultFetchTimeoutMs,
-  });
-  const accept = body.accept ?? ["image"];
-  if (
-    !Array.isArray(accept) ||
-    accept.length === 0 ||
-    !accept.every((k) => k === "image" || k === "video" || k === "audio")
-  ) {
-    throw invalid("accept", 'accept must list "image", "video" and/or "audio"');
-  }
-  const kinds = accept as MediaKind[];
+  const field = body.field ?? "source_url";
+  const url = checkSourceUrl(body.source_url, policy, field);
+  const maxBytes = body.max_source_bytes ?? LIMITS.defaultMaxFetchBytes;
+  const timeoutMs = body.timeout_ms ?? LIMITS.defaultFetchTimeoutMs;
+  const kinds = body.accept ?? ["image"];
   const controller = new AbortController();
   abortOnDisconnect(req, res, controller);
   const timer = setTimeout(
@@ -103,19 +95,13 @@ export async function fetchMedia(
   }
 }
 
-/** Fields a client may name in POST /v1/resolve: what the Worker checks. */
-const RESOLVE_FIELDS = new Set(["source_url", "params.watermark_url", "webhook"]);
-
 /**
  * POST /v1/resolve `{url, field}` → 200 `{addresses}` when a fetch could go there; 400 naming `field` when the
  * URL or any address its name resolves to is refused; 502 when the name does not resolve.
  */
 export async function resolveTarget(
   engine: Pick<FetchRouteContext, "policy">,
-  body: Record<string, unknown>,
+  body: ResolveRequest,
 ): Promise<{ addresses: string[] }> {
-  const field = typeof body.field === "string" && RESOLVE_FIELDS.has(body.field) ? body.field : null;
-  if (field === null) throw invalid("field", `field must be one of ${[...RESOLVE_FIELDS].join(", ")}`);
-  if (typeof body.url !== "string") throw invalid(field, `${field} must be a string`);
-  return { addresses: await resolveUrl(body.url, field, engine.policy) };
+  return { addresses: await resolveUrl(body.url, body.field, engine.policy) };
 }

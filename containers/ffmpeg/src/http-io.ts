@@ -1,6 +1,6 @@
 /**
- * The engine's HTTP plumbing shared by its routes: JSON in and out, the common body fields, aborting work
- * when the client goes away, and streaming a produced file back.
+ * The engine's HTTP plumbing that its routes answering on the Node response share: JSON out, the source URL's
+ * policy check, aborting work when the client goes away, and streaming a produced file back.
  */
 import { createReadStream } from "node:fs";
 import type http from "node:http";
@@ -8,7 +8,6 @@ import { pipeline } from "node:stream/promises";
 import { checkUrl } from "@p6/contract/address-policy";
 import { EngineError, invalid } from "./protocol.ts";
 import type { FetchPolicy } from "./security/fetcher.ts";
-import { describeBytes, LIMITS } from "./security/limits.ts";
 
 export function sendJson(
   res: http.ServerResponse,
@@ -38,64 +37,11 @@ export function sendError(res: http.ServerResponse, err: EngineError): void {
   if (unread) res.req.resume();
 }
 
-export async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Not destroyed on a throw (the iterator's default): the 413 is to reach the client before the connection
-  // closes (sendError), rather than a reset.
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > LIMITS.maxRequestBodyBytes) {
-      throw new EngineError(
-        "REQUEST_BODY_TOO_LARGE",
-        `the request body exceeds ${describeBytes(LIMITS.maxRequestBodyBytes)}`,
-      );
-    }
-    chunks.push(chunk);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw invalid("body", "the request body must be JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalid("body", "the request body must be an object");
-  }
-  return body as Record<string, unknown>;
-}
-
-function positiveInt(body: Record<string, unknown>, key: string, fallback: number, max: number): number {
-  const value = body[key];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalid(key, `${key} must be an integer between 1 and ${max}`);
-  }
-  return value;
-}
-
-function sourceUrl(body: Record<string, unknown>, policy: FetchPolicy): string {
-  const url = body.source_url;
-  if (typeof url !== "string" || url === "") throw invalid("source_url", "source_url is required");
+/** A source URL by the address policy's rules for its form (its addresses are checked when it is fetched). */
+export function checkSourceUrl(url: string, policy: FetchPolicy, field = "source_url"): string {
   const check = checkUrl(url, policy);
-  if (!check.ok) throw invalid("source_url", `source_url ${check.reason}`);
+  if (!check.ok) throw invalid(field, `${field} ${check.reason}`);
   return url;
-}
-
-/**
- * The fields every route that fetches a source reads: `source_url` (checked against the address policy),
- * `max_source_bytes` and `timeout_ms`, each with the route's default and at most the engine's ceiling.
- */
-export function sourceFields(
-  body: Record<string, unknown>,
-  policy: FetchPolicy,
-  defaults: { maxBytes: number; timeoutMs: number },
-): { url: string; maxBytes: number; timeoutMs: number } {
-  return {
-    url: sourceUrl(body, policy),
-    maxBytes: positiveInt(body, "max_source_bytes", defaults.maxBytes, LIMITS.maxSourceBytesCeiling),
-    timeoutMs: positiveInt(body, "timeout_ms", defaults.timeoutMs, LIMITS.maxTimeoutMs),
-  };
 }
 
 /**

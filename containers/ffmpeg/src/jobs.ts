@@ -44,6 +44,20 @@ export class JobRegistry {
     return true;
   }
 
+  /** Aborts the job with PROCESSING_TIMEOUT once its budget has passed; clear the timer when it ends. */
+  timeout(job: LiveJob, timeoutMs: number): NodeJS.Timeout {
+    return setTimeout(
+      () =>
+        job.controller.abort(
+          new EngineError(
+            "PROCESSING_TIMEOUT",
+            `processing exceeded the time budget of ${Math.round(timeoutMs / 100) / 10} s`,
+          ),
+        ),
+      timeoutMs,
+    );
+  }
+
   abortAll(reason: EngineError): void {
     for (const job of this.jobs.values()) job.controller.abort(reason);
   }

@@ -38,7 +38,9 @@ export function startEngine(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`engine did not start in time: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+      // Only a failure waits this long: a quiet machine starts an engine in under a second, but six at once on a
+      // 2-core machine under load took 30 s (Node compiling the engine's modules in each).
+    }, options.timeoutMs ?? 90_000);
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       buffered += chunk;
       let i = buffered.indexOf("\n");

@@ -1,15 +1,11 @@
 /**
- * The engine's side of protocol v1. The shapes and constants are the Worker's too and live in one place,
- * @p6/contract/protocol (packages/contract); here only what the engine does with them: job type guard and
- * the typed error model.
+ * The engine's side of protocol v1. The wire format is the Worker's too and lives in one place,
+ * @p6/contract/wire (packages/contract, zod); here only what the engine does with it: the typed error model.
  */
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, JOB_TYPES, type JobType } from "@p6/contract/protocol";
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "@p6/contract/wire";
 
-export * from "@p6/contract/protocol";
-
-export function isJobType(value: string): value is JobType {
-  return (JOB_TYPES as readonly string[]).includes(value);
-}
+export type { MediaKind } from "@p6/contract/operations";
+export * from "@p6/contract/wire";
 
 /**
  * An error with a public code and a public message. `internal` carries what only the engine log may

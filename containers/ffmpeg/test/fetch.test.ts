@@ -77,7 +77,7 @@ describe("/v1/fetch", () => {
     });
     expect(
       await errorOf(await fetchSource({ source_url: media(FIXTURES.logo), accept: ["pdf"] })),
-    ).toMatchObject({ status: 400, field: "accept" });
+    ).toMatchObject({ status: 400, field: "accept[0]" });
     expect(await filesUnder(engine.engine.tmpDir)).toEqual([]);
   });
 

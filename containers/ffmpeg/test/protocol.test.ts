@@ -1,6 +1,6 @@
 /**
  * The Worker-side client (src/engine) against a real engine: the client reads results, errors, progress and
- * aborts as the Worker will. Both sides compile against one protocol (@p6/contract/protocol), so no test
+ * aborts as the Worker will. Both sides compile against one wire format (@p6/contract/wire), so no test
  * compares copies of it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -10,6 +10,7 @@ import {
   readEngineResult,
   readEngineTiming,
   readFetchedMedia,
+  readPipelineEvents,
   urlTarget,
 } from "../../../src/engine/http-engine.ts";
 import { ENGINE_LOAD_HEADER, parseEngineLoad } from "../../../src/engine/load.ts";
@@ -97,4 +98,42 @@ describe("HttpMediaEngine", () => {
       code: "INTERNAL",
     });
   });
+});
+
+describe("pipelines over two instances", () => {
+  test("each step's file is fetched from the instance that runs the job", async () => {
+    const other = await startTestEngine();
+    try {
+      const both = new HttpMediaEngine({
+        targets: [urlTarget(engine.url), urlTarget(other.url)],
+        secret: SECRET,
+      });
+      // Placement is by load, ties at random: enough jobs that both instances take some.
+      for (let i = 0; i < 6; i++) {
+        const id = jobId();
+        const res = await both.runPipeline({
+          job_id: id,
+          source_url: media(FIXTURES.av),
+          steps: [
+            { name: "cover", type: "video.extract-cover", params: { width: 160 } },
+            { name: "info", type: "video.probe" },
+          ],
+        });
+        expect(res.status).toBe(200);
+        const events = [];
+        for await (const event of readPipelineEvents(res)) {
+          events.push(event);
+          if (event.event === "succeeded" && event.file) {
+            const file = await both.pipelineFile(id, event.step);
+            expect(file.status).toBe(200);
+            expect(readEngineResult(file)).toEqual(event.file.result);
+            expect((await file.arrayBuffer()).byteLength).toBe(event.file.result.size_bytes);
+          }
+        }
+        expect(events.at(-1)).toEqual({ event: "done" });
+      }
+    } finally {
+      await other.close();
+    }
+  }, 180_000);
 });

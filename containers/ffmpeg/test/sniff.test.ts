@@ -1,10 +1,13 @@
 /** Media sniffing from content, image headers, and the MP4 truncation check. */
 import { readFile } from "node:fs/promises";
-import { imageSize, mp4Truncation, sniff } from "@p6/contract/sniff";
+import { imageSize, mp4Truncation, SIGNATURES, sniff } from "@p6/contract/sniff";
 import { describe, expect, test } from "vitest";
+import { resolveBinaries } from "../src/config.ts";
 import { coverSize } from "../src/pipeline/extract-cover.ts";
 import { reduceRate } from "../src/pipeline/media-info.ts";
 import { escapeFilterValue } from "../src/pipeline/watermark.ts";
+import { ensureFile } from "./matrix/files.ts";
+import { RECIPES } from "./matrix/recipes.ts";
 import { fixturePath } from "./support/engine.ts";
 import { FIXTURES } from "./support/media.ts";
 
@@ -34,6 +37,63 @@ describe("sniff", () => {
   ])("refuses %s", (_, bytes) => {
     expect(sniff(bytes)).toBeNull();
   });
+});
+
+/** One generated file (the media matrix's, test/matrix) per entry of the signature table, and what it sniffs as. */
+const BY_SIGNATURE: Record<string, [file: string, format: string, kind: string][]> = {
+  mp4: [
+    ["h264-aac.mp4", "mp4", "av"],
+    ["h264-pcm.mov", "mov", "av"],
+    ["aac.m4a", "m4a", "audio"],
+    ["h264-aac-frag.mp4", "mp4", "av"],
+  ],
+  mkv: [
+    ["h264-aac.mkv", "mkv", "av"],
+    ["vp9-opus.webm", "webm", "av"],
+  ],
+  avi: [["mpeg4-mp3.avi", "avi", "av"]],
+  flv: [["h264-aac.flv", "flv", "av"]],
+  mpegts: [["h264-aac.ts", "mpegts", "av"]],
+  m2ts: [["h264-ac3.m2ts", "m2ts", "av"]],
+  ogg: [
+    ["theora-vorbis.ogv", "ogg", "av"],
+    ["audio.opus", "ogg", "av"],
+  ],
+  wav: [["pcm16.wav", "wav", "audio"]],
+  aiff: [
+    ["pcm16.aiff", "aiff", "audio"],
+    ["ulaw.aifc", "aiff", "audio"],
+  ],
+  caf: [
+    ["pcm16.caf", "caf", "audio"],
+    ["alac.caf", "caf", "audio"],
+  ],
+  flac: [["audio.flac", "flac", "audio"]],
+  aac: [["audio.aac", "aac", "audio"]],
+  mp3: [
+    ["cbr-lame.mp3", "mp3", "audio"],
+    ["vbr.mp3", "mp3", "audio"],
+  ],
+};
+
+describe("the signature table", () => {
+  const bins = resolveBinaries(process.env);
+  const media = SIGNATURES.filter((s) => s.kind !== "image");
+  test("every audio/video signature has a generated file here", () => {
+    expect(Object.keys(BY_SIGNATURE).sort()).toEqual(media.map((s) => s.format).sort());
+  });
+  test.each(Object.entries(BY_SIGNATURE).flatMap(([sig, files]) => files.map((f) => [sig, ...f] as const)))(
+    "%s: %s sniffs as %s (%s)",
+    { timeout: 120_000 },
+    async (sig, file, format, kind) => {
+      const recipe = RECIPES.find((r) => r.name === file)!;
+      const made = await ensureFile(bins, recipe);
+      if (!("file" in made)) throw new Error(made.error);
+      const bytes = (await readFile(made.file)).subarray(0, 65536);
+      const demuxer = SIGNATURES.find((s) => s.format === sig)!.demuxer;
+      expect(sniff(bytes)).toEqual({ kind, format, demuxer });
+    },
+  );
 });
 
 describe("imageSize", () => {

@@ -94,7 +94,11 @@ describe("text_mark past its limits", () => {
     ] as const) {
       const res = await post(type, jobBody(kind, { png: png.toString("base64"), font_size: 20 }));
       const err = await errorOf(res);
-      expect(err).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field: "text_mark" });
+      expect(err).toMatchObject({
+        status: 400,
+        code: "VALIDATION_INVALID_ARGUMENT",
+        field: expect.stringMatching(/^text_mark(\.|$)/),
+      });
       assertSafeMessage(err.message);
     }
     await stillServing();
@@ -115,7 +119,11 @@ describe("text_mark past its limits", () => {
     for (const kind of ["image", "video"] as const) {
       const res = await post(`${kind}.watermark`, jobBody(kind, { font_size: 20, ...mark }));
       const err = await errorOf(res);
-      expect(err).toMatchObject({ status: 400, code: "VALIDATION_INVALID_ARGUMENT", field: "text_mark" });
+      expect(err).toMatchObject({
+        status: 400,
+        code: "VALIDATION_INVALID_ARGUMENT",
+        field: expect.stringMatching(/^text_mark(\.|$)/),
+      });
       assertSafeMessage(err.message);
     }
     expect(await ffmpegChildren(before)).toEqual([]);
@@ -137,7 +145,7 @@ describe("text_mark past its limits", () => {
         expect(err, JSON.stringify(err)).toMatchObject({
           status: 400,
           code: "VALIDATION_INVALID_ARGUMENT",
-          field: "text_mark",
+          field: expect.stringMatching(/^text_mark(\.|$)/),
         });
         assertSafeMessage(err.message);
       }

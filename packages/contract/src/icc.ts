@@ -6,6 +6,7 @@
  * Pure (web streams only): the Worker uses it for every output, the engine for WebP, which ffmpeg 5.1's
  * libwebp encoder writes without the profile (its PNG and JPEG encoders keep it).
  */
+import { jpegSegments } from "./image-header.ts";
 
 export type IccImageFormat = "jpeg" | "png" | "webp";
 
@@ -48,21 +49,6 @@ export async function withProfile(
   if (format === "jpeg") return jpegWithProfile(encoded, profile);
   if (format === "png") return pngWithProfile(encoded, profile);
   return webpWithProfile(encoded, profile);
-}
-
-function* jpegSegments(b: Uint8Array): Generator<{ marker: number; offset: number; length: number }> {
-  let o = 2;
-  while (o + 4 <= b.length && b[o] === 0xff) {
-    const marker = b[o + 1]!;
-    if (marker === 0xda || marker === 0xd9) return;
-    if (marker === 0xff) {
-      o++;
-      continue;
-    }
-    const length = (b[o + 2]! << 8) | b[o + 3]!;
-    yield { marker, offset: o, length };
-    o += 2 + length;
-  }
 }
 
 function jpegProfile(b: Uint8Array): Uint8Array | null {

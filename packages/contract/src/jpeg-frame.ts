@@ -4,6 +4,7 @@
  * only, and ffmpeg's mjpeg decoder reads neither arithmetic nor hierarchical JPEGs. Browsers show them, so
  * the refusal names the coding instead of calling the file broken. Pure: the Worker uses it too.
  */
+import { isStartOfFrame, jpegSegments } from "./image-header.ts";
 
 export interface JpegFrame {
   marker: number;
@@ -15,21 +16,13 @@ export interface JpegFrame {
 
 /** The first frame header, walking the marker segments before the first scan; null when there is none. */
 export function jpegFrame(b: Uint8Array): JpegFrame | null {
-  if (b[0] !== 0xff || b[1] !== 0xd8) return null;
-  const u16 = (o: number) => (b[o]! << 8) | b[o + 1]!;
-  for (let o = 2; o + 4 <= b.length && b[o] === 0xff; ) {
-    const marker = b[o + 1]!;
-    if (marker === 0xff || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      o += marker === 0xff ? 1 : 2; // fill byte; markers without a length
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) return null;
-    // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+  for (const { marker, offset: o } of jpegSegments(b)) {
+    if (marker === 0xda) return null;
+    if (isStartOfFrame(marker)) {
       if (o + 10 > b.length) return null;
+      const u16 = (at: number) => (b[at]! << 8) | b[at + 1]!;
       return { marker, precision: b[o + 4]!, height: u16(o + 5), width: u16(o + 7), components: b[o + 9]! };
     }
-    o += 2 + u16(o + 2);
   }
   return null;
 }

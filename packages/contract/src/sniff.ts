@@ -1,9 +1,22 @@
 /**
- * Media type from content (decisions.md §11): magic bytes decide, never the extension or Content-Type.
- * The demuxer named here is forced on ffmpeg/ffprobe (`-f`), so a hostile file can never reach the
- * playlist, concat or image-sequence demuxers that open other URLs.
+ * Media type from content (decisions.md §11, "Media sniffing"): magic bytes decide, never the extension or
+ * Content-Type. One table of signatures (SIGNATURES, after imgproxy's imagetype/defs.go RegisterMagicBytes):
+ * each format once, with the bytes that name it and the ffmpeg demuxer forced on ffmpeg/ffprobe for it
+ * (`-f`), so that a hostile file can never reach the playlist, concat or image-sequence demuxers that open
+ * other URLs. Images' headers are read by image-header.ts, the one reader of them.
  */
-import type { MediaKind } from "./protocol.ts";
+import { readImageHeader } from "./image-header.ts";
+import type { MediaKind } from "./operations/index.ts";
+
+export {
+  exifOrientation,
+  type ImageHeader,
+  readImageHeader,
+  readImageHeaderFrom,
+  shownSize,
+  swapsAxes,
+  tiffOrientation,
+} from "./image-header.ts";
 
 export interface Sniffed {
   kind: MediaKind | "av";
@@ -15,8 +28,6 @@ export interface Sniffed {
 
 const ascii = (buf: Uint8Array, offset: number, length: number): string =>
   String.fromCharCode(...buf.subarray(offset, offset + length));
-
-const MP4_FIRST_BOXES = new Set(["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp"]);
 
 /** MPEG audio frame header check (layer III / II, sane bitrate and sample-rate indexes). */
 function isMpegAudioFrame(buf: Uint8Array, i: number): boolean {
@@ -31,9 +42,9 @@ function isMpegAudioFrame(buf: Uint8Array, i: number): boolean {
   return version !== 1 && layer !== 0 && bitrate !== 0 && bitrate !== 15 && rate !== 3;
 }
 
-function isAdts(buf: Uint8Array): boolean {
-  return buf.length >= 7 && buf[0] === 0xff && (buf[1]! & 0xf6) === 0xf0 && ((buf[2]! >> 2) & 0xf) < 13;
-}
+/** An ADTS header: sync word, layer 0, a sample-rate index below 13. */
+const isAdts = (buf: Uint8Array): boolean =>
+  buf.length >= 7 && buf[0] === 0xff && (buf[1]! & 0xf6) === 0xf0 && ((buf[2]! >> 2) & 0xf) < 13;
 
 function id3Length(buf: Uint8Array): number {
   if (buf.length < 10 || ascii(buf, 0, 3) !== "ID3") return 0;
@@ -42,106 +53,117 @@ function id3Length(buf: Uint8Array): number {
   return 10 + size + ((buf[5]! & 0x10) !== 0 ? 10 : 0);
 }
 
+/** Boxes an MP4/MOV/3GP file starts with. */
+const MP4_FIRST_BOXES = new Set(["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp"]);
+
+/** A transport stream's sync byte (0x47) at three packets in a row, `size` bytes apart, from `first`. */
+const tsSync = (buf: Uint8Array, first: number, size: number): boolean =>
+  buf.length >= first + 2 * size + 1 && [0, 1, 2].every((k) => buf[first + k * size] === 0x47);
+
+/** One format: the bytes that name it and what it is. */
+interface Signature extends Sniffed {
+  /**
+   * Bytes at the start of the file, `?` for any byte (imgproxy's notation); several: any of them. Absent when
+   * `test` alone decides.
+   */
+  magic?: readonly string[];
+  /** Bytes no fixed pattern describes (frame headers, packet spacing), checked after `magic`. */
+  test?: (buf: Uint8Array) => boolean;
+  /** The format named more precisely from what follows the signature (an MP4 brand, a Matroska DocType). */
+  refine?: (buf: Uint8Array) => Partial<Sniffed>;
+  /** Also found after an ID3v2 tag (MP3, ADTS AAC, FLAC). */
+  afterId3?: boolean;
+}
+
+/**
+ * Every format the service reads, in the order they are tried (more specific first). Adding a format is one
+ * entry here (docs/media-support.md "What is read" lists them).
+ */
+export const SIGNATURES: readonly Signature[] = [
+  // Images (the Worker's image.watermark; the engine's image jobs)
+  { format: "png", kind: "image", demuxer: "png_pipe", magic: ["\x89PNG\r\n"] },
+  { format: "jpeg", kind: "image", demuxer: "jpeg_pipe", magic: ["\xff\xd8\xff"] },
+  { format: "webp", kind: "image", demuxer: "webp_pipe", magic: ["RIFF????WEBP"] },
+  // Containers that may hold video and/or audio
+  {
+    format: "mp4",
+    kind: "av",
+    demuxer: "mov",
+    test: (b) => b.length >= 8 && MP4_FIRST_BOXES.has(ascii(b, 4, 4)),
+    refine: (b) => {
+      const brand = ascii(b, 4, 4) === "ftyp" && b.length >= 12 ? ascii(b, 8, 4) : "";
+      if (brand === "M4A " || brand === "M4B ") return { kind: "audio", format: "m4a" };
+      return brand === "qt  " ? { format: "mov" } : {};
+    },
+  },
+  {
+    format: "mkv",
+    kind: "av",
+    demuxer: "matroska",
+    magic: ["\x1a\x45\xdf\xa3"],
+    refine: (b) => (ascii(b, 0, Math.min(b.length, 64)).includes("webm") ? { format: "webm" } : {}),
+  },
+  { format: "avi", kind: "av", demuxer: "avi", magic: ["RIFF????AVI "] },
+  { format: "flv", kind: "av", demuxer: "flv", magic: ["FLV\x01"] },
+  { format: "mpegts", kind: "av", demuxer: "mpegts", test: (b) => tsSync(b, 0, 188) },
+  // Blu-ray/AVCHD: 188-byte packets each after a 4-byte timecode; ffmpeg's mpegts demuxer reads both.
+  { format: "m2ts", kind: "av", demuxer: "mpegts", test: (b) => tsSync(b, 4, 192) },
+  { format: "ogg", kind: "av", demuxer: "ogg", magic: ["OggS"] },
+  // Audio
+  { format: "wav", kind: "audio", demuxer: "wav", magic: ["RIFF????WAVE", "RF64????WAVE"] },
+  { format: "aiff", kind: "audio", demuxer: "aiff", magic: ["FORM????AIFF", "FORM????AIFC"] },
+  { format: "caf", kind: "audio", demuxer: "caf", magic: ["caff\x00\x01"] },
+  { format: "flac", kind: "audio", demuxer: "flac", magic: ["fLaC"], afterId3: true },
+  { format: "aac", kind: "audio", demuxer: "aac", test: isAdts, afterId3: true },
+  { format: "mp3", kind: "audio", demuxer: "mp3", test: (b) => isMpegAudioFrame(b, 0), afterId3: true },
+];
+
+/** A magic pattern as char codes, -1 for `?` (any byte). */
+const compiled = new Map<string, number[]>();
+function pattern(magic: string): number[] {
+  let codes = compiled.get(magic);
+  if (codes === undefined) {
+    codes = [...magic].map((c) => (c === "?" ? -1 : c.charCodeAt(0)));
+    compiled.set(magic, codes);
+  }
+  return codes;
+}
+
+const matchesMagic = (buf: Uint8Array, magic: string): boolean => {
+  const codes = pattern(magic);
+  return buf.length >= codes.length && codes.every((c, i) => c === -1 || buf[i] === c);
+};
+
+function matches(sig: Signature, buf: Uint8Array): boolean {
+  if (sig.magic !== undefined && !sig.magic.some((m) => matchesMagic(buf, m))) return false;
+  return sig.test?.(buf) ?? true;
+}
+
+const named = (sig: Signature, buf: Uint8Array): Sniffed => ({
+  kind: sig.kind,
+  format: sig.format,
+  demuxer: sig.demuxer,
+  ...sig.refine?.(buf),
+});
+
 /** Identifies the media in the first bytes of a file, or returns null when it is nothing we accept. */
 export function sniff(buf: Uint8Array): Sniffed | null {
   if (buf.length < 4) return null;
-  // Images
-  if (
-    buf.length >= 8 &&
-    buf[0] === 0x89 &&
-    ascii(buf, 1, 3) === "PNG" &&
-    buf[4] === 0x0d &&
-    buf[5] === 0x0a
-  ) {
-    return { kind: "image", format: "png", demuxer: "png_pipe" };
-  }
-  if (buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) {
-    return { kind: "image", format: "jpeg", demuxer: "jpeg_pipe" };
-  }
-  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WEBP") {
-    return { kind: "image", format: "webp", demuxer: "webp_pipe" };
-  }
-  // Containers that may hold video and/or audio
-  if (buf.length >= 8 && MP4_FIRST_BOXES.has(ascii(buf, 4, 4))) {
-    const brand = ascii(buf, 4, 4) === "ftyp" && buf.length >= 12 ? ascii(buf, 8, 4) : "";
-    const audioBrand = brand === "M4A " || brand === "M4B ";
-    return {
-      kind: audioBrand ? "audio" : "av",
-      format: audioBrand ? "m4a" : brand === "qt  " ? "mov" : "mp4",
-      demuxer: "mov",
-    };
-  }
-  if (buf[0] === 0x1a && buf[1] === 0x45 && buf[2] === 0xdf && buf[3] === 0xa3) {
-    const head = ascii(buf, 0, Math.min(buf.length, 64));
-    return { kind: "av", format: head.includes("webm") ? "webm" : "mkv", demuxer: "matroska" };
-  }
-  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "AVI ") {
-    return { kind: "av", format: "avi", demuxer: "avi" };
-  }
-  if (ascii(buf, 0, 3) === "FLV" && buf[3] === 1) return { kind: "av", format: "flv", demuxer: "flv" };
-  if (buf.length >= 377 && buf[0] === 0x47 && buf[188] === 0x47 && buf[376] === 0x47) {
-    return { kind: "av", format: "mpegts", demuxer: "mpegts" };
-  }
-  // Audio
-  if (buf.length >= 12 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WAVE") {
-    return { kind: "audio", format: "wav", demuxer: "wav" };
-  }
-  if (ascii(buf, 0, 4) === "fLaC") return { kind: "audio", format: "flac", demuxer: "flac" };
-  if (ascii(buf, 0, 4) === "OggS") return { kind: "av", format: "ogg", demuxer: "ogg" };
   const id3 = id3Length(buf);
   if (id3 > 0) {
-    // ID3v2 may precede MP3, AAC (ADTS) or FLAC; if the tag is longer than what we sniffed, trust MP3.
-    if (id3 >= buf.length) return { kind: "audio", format: "mp3", demuxer: "mp3" };
+    // ID3v2 may precede MP3, AAC (ADTS) or FLAC; when the tag is longer than what was sniffed, trust MP3.
     const rest = buf.subarray(id3);
-    if (ascii(rest, 0, 4) === "fLaC") return { kind: "audio", format: "flac", demuxer: "flac" };
-    if (isAdts(rest) && !isMpegAudioFrame(rest, 0)) return { kind: "audio", format: "aac", demuxer: "aac" };
-    return { kind: "audio", format: "mp3", demuxer: "mp3" };
+    const sig = SIGNATURES.find((s) => s.afterId3 === true && rest.length >= 4 && matches(s, rest));
+    return sig === undefined ? { kind: "audio", format: "mp3", demuxer: "mp3" } : named(sig, rest);
   }
-  if (isAdts(buf)) return { kind: "audio", format: "aac", demuxer: "aac" };
-  if (isMpegAudioFrame(buf, 0)) return { kind: "audio", format: "mp3", demuxer: "mp3" };
-  return null;
+  const sig = SIGNATURES.find((s) => matches(s, buf));
+  return sig === undefined ? null : named(sig, buf);
 }
 
-/** Width and height of a PNG, JPEG or WebP from its header, or null when not found in `buf`. */
+/** Width and height of a PNG, JPEG or WebP from its header (image-header.ts), or null when not found in `buf`. */
 export function imageSize(buf: Uint8Array): { width: number; height: number } | null {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.length >= 24 && buf[0] === 0x89 && ascii(buf, 12, 4) === "IHDR") {
-    return { width: view.getUint32(16), height: view.getUint32(20) };
-  }
-  if (buf.length >= 30 && ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 4) === "WEBP") {
-    const chunk = ascii(buf, 12, 4);
-    if (chunk === "VP8X") {
-      const w = 1 + (buf[24]! | (buf[25]! << 8) | (buf[26]! << 16));
-      const h = 1 + (buf[27]! | (buf[28]! << 8) | (buf[29]! << 16));
-      return { width: w, height: h };
-    }
-    if (chunk === "VP8 ") {
-      return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
-    }
-    if (chunk === "VP8L") {
-      const bits = view.getUint32(21, true);
-      return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
-    }
-    return null;
-  }
-  if (buf.length >= 4 && buf[0] === 0xff && buf[1] === 0xd8) {
-    let i = 2;
-    while (i + 9 < buf.length) {
-      if (buf[i] !== 0xff) return null;
-      const marker = buf[i + 1]!;
-      if (marker === 0xff) {
-        i++;
-        continue;
-      }
-      const length = view.getUint16(i + 2);
-      // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { width: view.getUint16(i + 7), height: view.getUint16(i + 5) };
-      }
-      i += 2 + length;
-    }
-  }
-  return null;
+  const header = readImageHeader(buf);
+  return header === null ? null : { width: header.width, height: header.height };
 }
 
 /**
@@ -171,182 +193,6 @@ export async function mp4Truncation(
       return `the ${ascii(head, 4, 4).replace(/[^\x20-\x7e]/g, "?")} box is cut short`;
     }
     offset += size;
-  }
-  return null;
-}
-
-/** What an image's header says, read before anything is decoded (decisions.md §9). */
-export interface ImageHeader {
-  /** As stored; shown turned by `orientation` (EXIF tag 0x0112, 1–8: JPEG APP1, PNG eXIf, WebP EXIF). */
-  width: number;
-  height: number;
-  orientation: number;
-  /** The image carries transparency (PNG alpha colour type or tRNS, WebP alpha flag). */
-  alpha: boolean;
-  /** APNG or animated WebP (not supported). */
-  animated: boolean;
-}
-
-/** Orientations 5–8 turn the image a quarter: width and height swap. */
-export const swapsAxes = (orientation: number): boolean => orientation >= 5;
-
-/** Width and height of an image as it is shown, turned by its orientation. */
-export function shownSize(image: { width: number; height: number; orientation: number }): {
-  width: number;
-  height: number;
-} {
-  const { width, height } = image;
-  return swapsAxes(image.orientation) ? { width: height, height: width } : { width, height };
-}
-
-/**
- * The orientation in a JPEG APP1 payload (`Exif\0\0`, a TIFF header, IFD0's tag 0x0112), 1 when absent or
- * malformed. Pure: the Worker uses it too (src/images/orientation.ts).
- */
-export function exifOrientation(p: Uint8Array): number {
-  if (p.length < 14 || ascii(p, 0, 4) !== "Exif" || p[4] !== 0 || p[5] !== 0) return 1;
-  const t = 6;
-  const order = ascii(p, t, 2);
-  if (order !== "II" && order !== "MM") return 1;
-  const little = order === "II";
-  const u16 = (o: number) => (little ? p[o]! | (p[o + 1]! << 8) : (p[o]! << 8) | p[o + 1]!);
-  const u32 = (o: number) =>
-    little
-      ? (p[o]! | (p[o + 1]! << 8) | (p[o + 2]! << 16) | (p[o + 3]! << 24)) >>> 0
-      : ((p[o]! << 24) | (p[o + 1]! << 16) | (p[o + 2]! << 8) | p[o + 3]!) >>> 0;
-  if (u16(t + 2) !== 42) return 1;
-  const ifd = t + u32(t + 4);
-  if (ifd + 2 > p.length) return 1;
-  for (let k = 0, count = u16(ifd); k < count; k++) {
-    const entry = ifd + 2 + k * 12;
-    if (entry + 12 > p.length) return 1;
-    if (u16(entry) === 0x0112 && u16(entry + 2) === 3) {
-      const value = u16(entry + 8);
-      return value >= 1 && value <= 8 ? value : 1;
-    }
-  }
-  return 1;
-}
-
-/** The orientation in a bare TIFF header and IFD0 (PNG eXIf, WebP EXIF; "Exif\0\0" in front is read too). */
-export function tiffOrientation(tiff: Uint8Array): number {
-  if (ascii(tiff, 0, 4) === "Exif") return exifOrientation(tiff);
-  const payload = new Uint8Array(6 + tiff.length);
-  payload.set([0x45, 0x78, 0x69, 0x66, 0, 0]);
-  payload.set(tiff, 6);
-  return exifOrientation(payload);
-}
-
-/** The orientation in an extended WebP's EXIF chunk, walking its chunks; 1 without one. */
-async function webpOrientation(
-  read: (offset: number, length: number) => Promise<Uint8Array>,
-): Promise<number> {
-  for (let offset = 12, chunks = 0; chunks < 64; chunks++) {
-    const chunk = await read(offset, 8);
-    if (chunk.length < 8) break;
-    const size = (chunk[4]! | (chunk[5]! << 8) | (chunk[6]! << 16) | (chunk[7]! << 24)) >>> 0;
-    if (ascii(chunk, 0, 4) === "EXIF")
-      return tiffOrientation(await read(offset + 8, Math.min(size, 64 * 1024)));
-    offset += 8 + size + (size & 1); // chunks are padded to an even size
-  }
-  return 1;
-}
-
-/**
- * Reads the header of a PNG, JPEG or WebP through `read` (bytes at an offset, fewer at the end of the file),
- * walking PNG chunks and JPEG segments as far as needed (a JPEG's frame header may follow large EXIF
- * segments), so that limits are checked before the image is decoded. Null when no header is found.
- */
-export async function readImageHeader(
-  read: (offset: number, length: number) => Promise<Uint8Array>,
-  format: string,
-): Promise<ImageHeader | null> {
-  const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
-  const u32 = (b: Uint8Array, o: number) =>
-    ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
-  if (format === "png") {
-    const head = await read(0, 33);
-    if (head.length < 33 || ascii(head, 12, 4) !== "IHDR") return null;
-    const colorType = head[25]!;
-    let alpha = colorType === 4 || colorType === 6;
-    let orientation = 1;
-    let animated = false;
-    // Chunks before the first IDAT: tRNS gives palette, grey or RGB images transparency; acTL makes an APNG;
-    // eXIf holds EXIF (a bare TIFF header), whose orientation browsers apply as for JPEG.
-    for (let offset = 33, chunks = 0; chunks < 256; chunks++) {
-      const chunk = await read(offset, 8);
-      if (chunk.length < 8) break;
-      const type = ascii(chunk, 4, 4);
-      const length = u32(chunk, 0);
-      if (type === "IDAT" || type === "IEND") break;
-      if (type === "tRNS") alpha = true;
-      if (type === "acTL") animated = true;
-      if (type === "eXIf") orientation = tiffOrientation(await read(offset + 8, Math.min(length, 64 * 1024)));
-      offset += 12 + length;
-    }
-    return { width: u32(head, 16), height: u32(head, 20), orientation, alpha, animated };
-  }
-  if (format === "webp") {
-    const head = await read(0, 30);
-    if (head.length < 30 || ascii(head, 0, 4) !== "RIFF" || ascii(head, 8, 4) !== "WEBP") return null;
-    const chunk = ascii(head, 12, 4);
-    if (chunk === "VP8X") {
-      const flags = head[20]!;
-      return {
-        width: 1 + (head[24]! | (head[25]! << 8) | (head[26]! << 16)),
-        height: 1 + (head[27]! | (head[28]! << 8) | (head[29]! << 16)),
-        orientation: (flags & 0x08) !== 0 ? await webpOrientation(read) : 1,
-        alpha: (flags & 0x10) !== 0,
-        animated: (flags & 0x02) !== 0,
-      };
-    }
-    if (chunk === "VP8 ") {
-      if (head[23] !== 0x9d || head[24] !== 0x01 || head[25] !== 0x2a) return null;
-      const width = (head[26]! | (head[27]! << 8)) & 0x3fff;
-      const height = (head[28]! | (head[29]! << 8)) & 0x3fff;
-      return { width, height, orientation: 1, alpha: false, animated: false };
-    }
-    if (chunk === "VP8L") {
-      if (head[20] !== 0x2f) return null;
-      const bits = (head[21]! | (head[22]! << 8) | (head[23]! << 16) | (head[24]! << 24)) >>> 0;
-      return {
-        width: (bits & 0x3fff) + 1,
-        height: ((bits >>> 14) & 0x3fff) + 1,
-        orientation: 1,
-        alpha: ((bits >>> 28) & 1) === 1,
-        animated: false,
-      };
-    }
-    return null;
-  }
-  if (format === "jpeg") {
-    let offset = 2;
-    let orientation = 1;
-    for (let segments = 0; segments < 4096; segments++) {
-      const seg = await read(offset, 10);
-      if (seg.length < 4 || seg[0] !== 0xff) return null;
-      const marker = seg[1]!;
-      if (marker === 0xff) {
-        offset++; // fill byte
-        continue;
-      }
-      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
-        offset += 2; // markers without a length
-        continue;
-      }
-      if (marker === 0xda || marker === 0xd9) return null; // scan data or end before any frame header
-      // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        if (seg.length < 9) return null;
-        return { width: u16(seg, 7), height: u16(seg, 5), orientation, alpha: false, animated: false };
-      }
-      const length = u16(seg, 2);
-      if (length < 2) return null;
-      if (marker === 0xe1 && orientation === 1) {
-        orientation = exifOrientation(await read(offset + 4, Math.min(length - 2, 64 * 1024)));
-      }
-      offset += 2 + length;
-    }
   }
   return null;
 }

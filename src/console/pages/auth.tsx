@@ -3,11 +3,13 @@ import { keyLabel } from "../../auth/token";
 import { text } from "../../dashboard/forms";
 import { Field, type FieldErrors, Notice, PostForm, SecretField } from "../../dashboard/views/components";
 import { formatNumber } from "../../dashboard/views/format";
+import { ApiError } from "../../errors/api-error";
 import { createSession } from "../../sessions/store";
+import { checkSolution, checkTurnstile, issueChallenge } from "../../users/challenge";
 import { authenticationOptions, signInWithPasskey } from "../../users/passkeys";
 import { passwordProblem } from "../../users/password";
 import { normalizeEmail, signIn, signUp } from "../../users/service";
-import { takeSignUpSlot } from "../../users/throttle";
+import { challengeLevel, clientSubject, takeSignUpSlot } from "../../users/throttle";
 import type { ConsoleEnv } from "../context";
 import { setFlash, takeFlash } from "../flash";
 import { consolePaths, safeConsoleNext } from "../paths";
@@ -21,7 +23,9 @@ import {
   takeChallenge,
   verifyPreSessionForm,
 } from "../session";
+import { allowChallenge, ChallengeField, type ChallengeWidget } from "../views/challenge";
 import { PasskeyForm } from "../views/passkey-form";
+import { allowPasswordStrength, PasswordStrength } from "../views/password-strength";
 import { sendVerification } from "./email";
 
 type Ctx = Context<ConsoleEnv>;
@@ -33,6 +37,7 @@ async function signUpPage(
   state: { email?: string; errors?: FieldErrors; status?: 200 | 400 | 429 } = {},
 ) {
   await preparePreSession(c);
+  allowPasswordStrength(c);
   return renderConsole(
     c,
     { title: "Sign up", status: state.status ?? (state.errors ? 400 : 200) },
@@ -61,16 +66,52 @@ async function signUpPage(
           required
           autocomplete="new-password"
         />
+        <PasswordStrength field="field-password" />
         <button type="submit">Sign up</button>
       </PostForm>
     </div>,
   );
 }
 
-async function signInPage(c: Ctx, state: { email?: string; error?: string; status?: 200 | 401 | 429 } = {}) {
+/** The secret challenges are signed with (derived per purpose in src/users/challenge.ts). */
+function challengeSecret(c: Ctx) {
+  const secret = c.get("config").fileSigningSecret;
+  if (!secret) throw new ApiError("INTERNAL", "FILE_SIGNING_SECRET is not set.");
+  return secret;
+}
+
+/** The widget for a challenge of `level`: Turnstile where the operator configured it, else a fresh ALTCHA one. */
+async function challengeWidget(c: Ctx, level: number): Promise<ChallengeWidget> {
+  const turnstile = c.get("config").turnstile;
+  if (turnstile) return { kind: "turnstile", siteKey: turnstile.siteKey };
+  return { kind: "altcha", challenge: await issueChallenge(challengeSecret(c), level, Date.now()) };
+}
+
+/** Whether the posted form passes a challenge of `level`: the widget's answer, checked on the server. */
+function passes(c: Ctx, form: Record<string, string | string[]>) {
+  return (level: number) => {
+    const turnstile = c.get("config").turnstile;
+    if (turnstile)
+      return checkTurnstile(
+        turnstile.secretKey,
+        text(form, "cf-turnstile-response"),
+        c.req.header("cf-connecting-ip"),
+      );
+    const payload = text(form, "altcha");
+    if (payload === "") return Promise.resolve(false);
+    return checkSolution(c.env, challengeSecret(c), payload, level, Date.now());
+  };
+}
+
+async function signInPage(
+  c: Ctx,
+  state: { email?: string; error?: string; status?: 200 | 401 | 403; level?: number } = {},
+) {
   await preparePreSession(c);
   const options = await authenticationOptions(relyingParty(c));
   setChallenge(c, options.challenge);
+  const widget = state.level ? await challengeWidget(c, state.level) : undefined;
+  if (widget) allowChallenge(c, widget);
   const next = c.req.query("next");
   const action = next
     ? `${consolePaths.signIn}?next=${encodeURIComponent(safeConsoleNext(next))}`
@@ -84,6 +125,7 @@ async function signInPage(c: Ctx, state: { email?: string; error?: string; statu
       <PostForm action={action} class="stack">
         <Field label="Email" name="email" type="email" value={state.email} required autocomplete="username" />
         <Field label="Password" name="password" type="password" required autocomplete="current-password" />
+        {widget ? <ChallengeField widget={widget} /> : null}
         <button type="submit">Sign in</button>
       </PostForm>
       <PasskeyForm
@@ -197,7 +239,9 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
 
   app.get("/sign-in", async (c) => {
     if (await currentSession(c)) return c.redirect(safeConsoleNext(c.req.query("next")), 303);
-    return signInPage(c);
+    // Failures from this client alone already call for a challenge: the page carries it from the start.
+    const level = await challengeLevel(c.env, [clientSubject(clientAddress(c))], Date.now());
+    return signInPage(c, { level });
   });
 
   app.post("/sign-in", verifyPreSessionForm, async (c) => {
@@ -206,19 +250,30 @@ export function registerAuthPages(app: Hono<ConsoleEnv>) {
     const result = await signIn(
       c.get("db"),
       c.env,
-      { email, password: text(form, "password").slice(0, 1024), clientAddress: clientAddress(c) },
+      {
+        email,
+        password: text(form, "password").slice(0, 1024),
+        clientAddress: clientAddress(c),
+        passes: passes(c, form),
+      },
       Date.now(),
     );
     if (!result.ok) {
-      if (result.reason === "throttled") {
-        c.header("Retry-After", String(result.retryAfterSeconds));
+      if (result.reason === "challenge") {
         return signInPage(c, {
           email,
-          status: 429,
-          error: `Too many failed sign-ins. Try again in ${minutes(result.retryAfterSeconds)} minute${minutes(result.retryAfterSeconds) === 1 ? "" : "s"}, sign in with a passkey, or reset your password.`,
+          status: 403,
+          level: result.level,
+          error:
+            "Many sign-ins failed recently from here or for this email, so your browser first does a moment of work that guessing programs cannot afford. Wait for the check below to finish, then sign in — or sign in with a passkey, or reset your password.",
         });
       }
-      return signInPage(c, { email, status: 401, error: "That email and password do not match an account." });
+      return signInPage(c, {
+        email,
+        status: 401,
+        level: result.level,
+        error: "That email and password do not match an account.",
+      });
     }
     await startSession(c, result.user.id);
     return c.redirect(safeConsoleNext(c.req.query("next")), 303);

@@ -14,6 +14,7 @@ import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 import { clientAddress } from "../rp";
 import { preparePreSession, setSessionCookie, verifyPreSessionForm } from "../session";
+import { allowPasswordStrength, PasswordStrength } from "../views/password-strength";
 
 type Ctx = Context<ConsoleEnv>;
 
@@ -39,6 +40,17 @@ function TokenScript(props: { nonce: string }) {
   return <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: TOKEN_SCRIPT }} />;
 }
 
+/**
+ * Where a mail's links point: PUBLIC_ORIGIN, never the request's Host (which anyone can set on a request to a
+ * workers.dev or custom-domain address, and which used to become the link a victim was mailed). Without it no
+ * mail is sent: logged, and the page answers as usual.
+ */
+function mailOrigin(c: Ctx): string | undefined {
+  const origin = c.get("config").publicOrigin;
+  if (origin === undefined) console.error("console mail not sent: PUBLIC_ORIGIN is not set");
+  return origin;
+}
+
 /** Sends after the response (waitUntil): an answer takes as long for an unknown email as for a known one. */
 function sendLater(c: Ctx, mail: Mail) {
   const sending = sendMail(c.env, c.get("config"), mail).catch((error: unknown) => {
@@ -55,8 +67,9 @@ function sendLater(c: Ctx, mail: Mail) {
 
 /** Issues a verification link for the signed-in (or just signed-up) user and mails it. */
 export async function sendVerification(c: Ctx, user: ConsoleEnv["Variables"]["user"]) {
+  const origin = mailOrigin(c);
+  if (origin === undefined) return;
   const { token } = await issueEmailToken(c.get("db"), user, "verify", Date.now());
-  const origin = new URL(c.req.url).origin;
   await sendLater(c, verificationMail({ origin, to: user.email, token, credits: user.pendingCredits }));
 }
 
@@ -135,6 +148,7 @@ async function resetNewPage(
   state: { token?: string; errors?: FieldErrors; status?: 200 | 400 } = {},
 ) {
   await preparePreSession(c);
+  allowPasswordStrength(c);
   return renderConsole(
     c,
     { title: "Choose a new password", status: state.status ?? (state.errors ? 400 : 200) },
@@ -163,6 +177,7 @@ async function resetNewPage(
           required
           autocomplete="new-password"
         />
+        <PasswordStrength field="field-password" />
         <button type="submit">Set the password and sign in</button>
       </PostForm>
       <TokenScript nonce={c.get("nonce")} />
@@ -213,9 +228,10 @@ export function registerEmailPages(app: Hono<ConsoleEnv>) {
       });
     }
     const user = await userForReset(c.get("db"), email);
-    if (user) {
+    const origin = user ? mailOrigin(c) : undefined;
+    if (user && origin !== undefined) {
       const { token } = await issueEmailToken(c.get("db"), user, "reset", Date.now());
-      await sendLater(c, resetMail({ origin: new URL(c.req.url).origin, to: user.email, token }));
+      await sendLater(c, resetMail({ origin, to: user.email, token }));
     }
     return c.redirect(`${consolePaths.reset}?sent=1`, 303);
   });

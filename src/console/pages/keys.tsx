@@ -11,6 +11,7 @@ import {
 } from "../../dashboard/pages/keys";
 import type { FieldErrors } from "../../dashboard/views/components";
 import { Notice } from "../../dashboard/views/components";
+import { ApiError } from "../../errors/api-error";
 import { createKey, listKeys, revokeKey } from "../../keys/service";
 import type { ConsoleEnv } from "../context";
 import { notFound } from "../errors";
@@ -24,16 +25,20 @@ type Ctx = Context<ConsoleEnv>;
 /** A customer's key may not go above the deployment's per-key default: the operator's ceiling. */
 const ceiling = (c: Ctx) => c.get("config").defaultRateLimitPerMinute;
 
-async function keysPage(c: Ctx, extra: { form?: { values: KeyValues; errors: FieldErrors } } = {}) {
+async function keysPage(
+  c: Ctx,
+  extra: { form?: { values: KeyValues; errors: FieldErrors }; refused?: string } = {},
+) {
   const [rows, flash] = await Promise.all([listKeys(c.get("db"), c.get("user").accountId), takeFlash(c)]);
   const revoked = c.req.query("done") === "revoked";
   // The key created by the POST this page was redirected from, shown on this one load only.
   const created = flash?.kind === "key" ? rows.find((row) => row.id === flash.keyId) : undefined;
   return renderConsole(
     c,
-    { title: "API keys", tab: "keys", status: extra.form ? 400 : 200 },
+    { title: "API keys", tab: "keys", status: extra.refused ? 409 : extra.form ? 400 : 200 },
     <>
       <h1>API keys</h1>
+      {extra.refused ? <Notice kind="error">{extra.refused}</Notice> : null}
       {revoked ? <Notice kind="ok">Key revoked. Requests with it are refused from now on.</Notice> : null}
       {created && flash ? <NewKey keyRow={created} fullKey={flash.key} /> : null}
       <KeyList
@@ -67,18 +72,25 @@ export function registerKeyPages(app: Hono<ConsoleEnv>) {
   app.post("/keys", async (c) => {
     const { values, input } = readKeyForm(c.get("form"), ceiling(c));
     if (!input.ok) return keysPage(c, { form: { values, errors: input.errors } });
-    // The admin API's own domain call, scoped to the signed-in account.
-    const created = await createKey(
-      c.get("db"),
-      c.get("user").accountId,
-      {
-        name: input.value.name,
-        scopes: input.value.scopes,
-        expiresInDays: input.value.expires_in_days,
-        rateLimitPerMinute: input.value.rate_limit_per_minute,
-      },
-      Date.now(),
-    );
+    // The admin API's own domain call, scoped to the signed-in account (and its cap on active keys).
+    let created: Awaited<ReturnType<typeof createKey>>;
+    try {
+      created = await createKey(
+        c.get("db"),
+        c.get("user").accountId,
+        {
+          name: input.value.name,
+          scopes: input.value.scopes,
+          expiresInDays: input.value.expires_in_days,
+          rateLimitPerMinute: input.value.rate_limit_per_minute,
+        },
+        Date.now(),
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "RESOURCE_CONFLICT")
+        return keysPage(c, { refused: error.message });
+      throw error;
+    }
     // Post/Redirect/Get: a reload shows the list, never makes a second key. The key reaches the next page
     // sealed under this session (src/console/flash.ts), never in its URL.
     await setFlash(c, getCookie(c, SESSION_COOKIE)!, {

@@ -22,7 +22,7 @@ export function registerRequestLog(app: Hono<ConsoleEnv>) {
     // Only one of the account's own keys filters; anything else shows every key.
     const keyId = keys.find((k) => k.id === c.req.query("key"))?.id;
     const cursor = c.req.query("cursor");
-    const { rows, hasNext } = await listRequests(db, accountId, {
+    const { rows, hasNext } = await listRequests(c.env, accountId, {
       statusClass,
       keyId,
       ...pagePosition({ cursor, limit: PAGE_SIZE }),

@@ -12,6 +12,7 @@ import { renderConsole } from "../render";
 import { relyingParty } from "../rp";
 import { clearSessionCookie, setChallenge, takeChallenge } from "../session";
 import { PasskeyForm } from "../views/passkey-form";
+import { allowPasswordStrength, PasswordStrength } from "../views/password-strength";
 
 type Ctx = Context<ConsoleEnv>;
 
@@ -34,6 +35,7 @@ async function securityPage(
     registrationOptions(db, relyingParty(c), user),
   ]);
   setChallenge(c, options.challenge);
+  allowPasswordStrength(c);
   const done = c.req.query("done");
   return renderConsole(
     c,
@@ -63,6 +65,7 @@ async function securityPage(
               required
               autocomplete="new-password"
             />
+            <PasswordStrength field="field-new_password" email={user.email} />
             <button type="submit">Change password</button>
           </PostForm>
         </section>

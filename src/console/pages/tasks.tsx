@@ -3,6 +3,7 @@ import {
   Deliveries,
   Outputs,
   StatusFilter,
+  Steps,
   TASK_STATUSES,
   TaskFacts,
   TaskList,
@@ -15,7 +16,6 @@ import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
 import { serializeTask } from "../../tasks/serialize";
 import { isUlid } from "../../util/ulid";
-import { RESEND_PER_TASK } from "../../webhooks/resend";
 import type { ConsoleEnv } from "../context";
 import { notFound } from "../errors";
 import { consolePaths } from "../paths";
@@ -23,12 +23,13 @@ import { renderConsole } from "../render";
 
 /**
  * A task of the signed-in account with its webhook deliveries and attempts; another account's task (or a
- * malformed id) is not found. `refused` is a resend the per-task limit turned away, shown above the button.
+ * malformed id) is not found. `refused` is a resend a limit (per task or per account) turned away, shown above
+ * the button.
  */
 export async function taskPage(
   c: Context<ConsoleEnv>,
   taskId: string,
-  refused: { retryAfterSeconds: number } | undefined = undefined,
+  refused: { retryAfterSeconds: number; message: string } | undefined = undefined,
 ) {
   // getTask is scoped to the account: another account's task is simply not found.
   const row = isUlid(taskId) ? await getTask(c.get("db"), c.get("user").accountId, taskId) : undefined;
@@ -51,13 +52,13 @@ export async function taskPage(
         <TaskFacts row={row} view={view} />
         <Outputs view={view} />
       </div>
+      <Steps view={view} />
       {c.req.query("done") === "resent" ? (
         <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
       ) : null}
       {refused ? (
         <Notice kind="error">
-          This task's last event was resent {RESEND_PER_TASK.limit} times in the last minute. Nothing was
-          sent; try again in {refused.retryAfterSeconds} s.
+          {refused.message} Nothing was sent; try again in {refused.retryAfterSeconds} s.
         </Notice>
       ) : null}
       <Deliveries deliveries={deliveries} />

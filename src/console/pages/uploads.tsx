@@ -11,6 +11,7 @@ import { deleteUpload, grantDirectUpload, keyTarget, listAccountUploads } from "
 import type { UploadView } from "../../uploads/view";
 import { isUlid } from "../../util/ulid";
 import type { ConsoleEnv } from "../context";
+import { allowInCsp } from "../csp";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 
@@ -151,7 +152,8 @@ export function registerUploadPages(app: Hono<ConsoleEnv>) {
       const value = { csrf: c.get("csrf"), nonce: c.get("nonce"), signedIn: true };
       return c.html(<PageContext.Provider value={value}>{list}</PageContext.Provider>);
     }
-    c.set("connectSelf", true);
+    // Uppy's tus requests go to this origin's direct upload URLs.
+    allowInCsp(c, { "connect-src": ["'self'"] });
     return renderConsole(
       c,
       { title: "Uploads", tab: "uploads" },

@@ -5,7 +5,7 @@ import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views
 import { ConfirmRotation } from "../../dashboard/views/confirm-rotation";
 import { formatRemaining } from "../../dashboard/views/format";
 import { isUlid } from "../../util/ulid";
-import { RESEND_PER_TASK, resendLastEvent } from "../../webhooks/resend";
+import { resendLastEvent } from "../../webhooks/resend";
 import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
 import type { ConsoleEnv } from "../context";
 import { notFound } from "../errors";
@@ -73,13 +73,11 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
     if (!resent.ok && resent.reason === "rate_limited") {
       // Nothing was sent; a reload of this answer is refused the same way until the window frees a slot.
       c.header("Retry-After", String(resent.retryAfterSeconds));
-      if (fromTask) return taskPage(c, taskId, { retryAfterSeconds: resent.retryAfterSeconds });
+      if (fromTask) return taskPage(c, taskId, resent);
       return webhooksPage(c, false, {
         taskId,
         status: 429,
-        errors: {
-          task_id: `This task's last event was resent ${RESEND_PER_TASK.limit} times in the last minute. Try again in ${resent.retryAfterSeconds} s.`,
-        },
+        errors: { task_id: `${resent.message} Try again in ${resent.retryAfterSeconds} s.` },
       });
     }
     if (!resent.ok) {

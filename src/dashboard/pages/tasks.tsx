@@ -155,7 +155,13 @@ export function Outputs(props: { view: TaskView }) {
         <p class="muted">The outputs were removed at the end of their retention.</p>
       ) : null}
       <Table
-        empty={view.status === "succeeded" ? "No outputs." : "Outputs appear when the task succeeds."}
+        empty={
+          view.status === "succeeded"
+            ? "No outputs."
+            : view.steps
+              ? "Outputs appear as the steps succeed."
+              : "Outputs appear when the task succeeds."
+        }
         columns={[{ label: "Kind" }, { label: "File" }, { label: "Details" }]}
         rows={view.outputs.map(({ kind, url, ...rest }) => ({
           cells: [
@@ -165,6 +171,56 @@ export function Outputs(props: { view: TaskView }) {
               Object.entries(rest)
                 .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
                 .join(" · ")
+            ) : (
+              <span class="muted">—</span>
+            ),
+          ],
+        }))}
+      />
+    </section>
+  );
+}
+
+/** `a · b · c` of an object's fields, or a dash. */
+const fieldsText = (fields: Record<string, unknown> | null) =>
+  fields && Object.keys(fields).length > 0 ? (
+    Object.entries(fields)
+      .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
+      .join(" · ")
+  ) : (
+    <span class="muted">—</span>
+  );
+
+/** A pipeline's steps in order: each one's status, result (or error) and outputs. Nothing for other tasks. */
+export function Steps(props: { view: TaskView }) {
+  const { steps } = props.view;
+  if (steps === null) return null;
+  return (
+    <section class="panel">
+      <h2>Steps</h2>
+      <Table
+        empty="No steps."
+        columns={[
+          { label: "Step" },
+          { label: "Operation" },
+          { label: "Status" },
+          { label: "Result" },
+          { label: "Outputs" },
+        ]}
+        rows={steps.map((step) => ({
+          cells: [
+            <code>{step.name}</code>,
+            step.type,
+            step.status,
+            step.error ? `${step.error.code}: ${step.error.message}` : fieldsText(step.result),
+            step.outputs.length > 0 ? (
+              step.outputs.map((output) => (
+                <>
+                  <a href={output.url}>
+                    {decodeURIComponent(new URL(output.url).pathname.split("/").pop() ?? "file")}
+                  </a>{" "}
+                </>
+              ))
             ) : (
               <span class="muted">—</span>
             ),
@@ -270,6 +326,7 @@ export function registerTasks(app: Hono<DashboardEnv>) {
           <TaskFacts row={row} view={view} />
           <Outputs view={view} />
         </div>
+        <Steps view={view} />
         <Deliveries deliveries={deliveries} />
       </>,
     );

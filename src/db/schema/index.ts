@@ -1,6 +1,5 @@
 export * from "./accounts";
 export * from "./api-keys";
-export * from "./api-requests";
 export * from "./credit-ledger";
 export * from "./email-tokens";
 export * from "./files";

@@ -27,12 +27,19 @@ export const tasks = sqliteTable(
     origin: text("origin").notNull().default(""),
     /** Credits reserved at creation. */
     cost: integer("cost").notNull(),
+    /**
+     * Of `cost`, what the steps that succeeded so far have earned (pipelines; 0 otherwise): a failed or canceled
+     * task is refunded `cost - charged` (transitions.ts endTask).
+     */
+    charged: integer("charged").notNull().default(0),
     progress: real("progress").notNull().default(0),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
     errorRequestId: text("error_request_id"),
     /** JSON array of {kind, file_id, name, ...} as stored; URLs are signed when read. */
     outputs: text("outputs").notNull().default("[]"),
+    /** Pipelines: JSON array of each step's state (src/tasks/pipeline.ts StoredStep); null for other tasks. */
+    steps: text("steps"),
     dataRemoved: integer("data_removed", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     startedAt: integer("started_at"),

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { errorResponses } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
-import { createKey, keyView, listKeys, revokeKey } from "../../keys/service";
+import { createKey, keyView, listKeys, MAX_ACTIVE_KEYS, revokeKey } from "../../keys/service";
 import { requireAccount } from "./accounts";
 import { AccountIdParam, CreatedKeySchema, CreateKeyBody, KeyIdParam, KeySchema } from "./schema";
 
@@ -16,13 +16,14 @@ const create = createRoute({
   tags,
   security,
   summary: "Create an API key (the full key is in this response only)",
+  description: `An account holds at most ${MAX_ACTIVE_KEYS} active keys (neither revoked nor expired), its default key included: past that, 409 \`RESOURCE_CONFLICT\` and no key is made. Revoke one to make room.`,
   request: {
     params: AccountIdParam,
     body: { required: false, content: { "application/json": { schema: CreateKeyBody } } },
   },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: CreatedKeySchema } } },
-    ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500),
+    ...errorResponses(400, 401, 404, 405, 409, 413, 415, 429, 500),
   },
 });
 

@@ -2,12 +2,14 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { ASSET_PATHS, registerAssets } from "../../console/assets";
 import type { ConsoleEnv } from "../../console/context";
+import { extendCsp } from "../../console/csp";
 import { consoleError, notFound } from "../../console/errors";
 import { registerAuthPages } from "../../console/pages/auth";
 import { registerCreditPages } from "../../console/pages/credits";
 import { registerEmailPages } from "../../console/pages/email";
 import { registerKeyPages } from "../../console/pages/keys";
 import { registerOverview } from "../../console/pages/overview";
+import { registerPasswordStrength } from "../../console/pages/password-strength";
 import { registerRequestLog } from "../../console/pages/requests";
 import { registerSecurityPages, registerSignOut } from "../../console/pages/security";
 import { registerTaskPages } from "../../console/pages/tasks";
@@ -32,17 +34,19 @@ const PUBLIC = new Set([
   consolePaths.reset,
   consolePaths.resetNew,
   ...ASSET_PATHS,
+  consolePaths.passwordStrength,
 ]);
 
 /**
  * The customer console under /console: server-rendered pages over the same domain functions as the admin API,
- * scoped to the signed-in user's account. Order: security headers → sign-in, sign-up and the passkey script as
- * they are → a live session for everything else → for every POST, a same-origin form with the session's CSRF
+ * scoped to the signed-in user's account. Order: a page's additions to the CSP (on the way out, after) →
+ * security headers → sign-in, sign-up, the scripts and the password meter as they are → a live session for everything else → for every POST, a same-origin form with the session's CSRF
  * token → the page.
  */
 export function registerConsole(app: OpenAPIHono<AppEnv>) {
   const console = new Hono<ConsoleEnv>();
   console.onError(consoleError);
+  console.use("*", extendCsp);
   console.use("*", securityHeaders);
   console.use("*", async (c, next) => {
     if (PUBLIC.has(c.req.path)) return next();
@@ -54,6 +58,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
 
   registerAssets(console);
   registerAuthPages(console);
+  registerPasswordStrength(console);
   registerEmailPages(console);
   registerSignOut(console);
   registerOverview(console);

@@ -27,13 +27,15 @@ function* operations(doc: Json, parts: ("paths" | "webhooks")[] = ["paths", "web
 /**
  * X-Request-Id on every response (the first middleware sets it); RateLimit and RateLimit-Policy on every
  * response of an API-key operation except 401, where no key was recognised (the key's gate sets them before
- * anything else can answer). Webhook deliveries are requests we send, not responses: left alone.
+ * anything else can answer); Cache-Control: no-store on every API and admin API answer. Webhook deliveries are requests we send, not responses: left alone.
  */
 export function declareCommonHeaders(document: object) {
   const doc = document as Json;
   const paths = isObject(doc.paths) ? doc.paths : {};
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     if (!isObject(item)) continue;
+    // src/http/security-headers.ts: every answer under /v1/ and /admin/v1/ but the public document.
+    const noStore = /^\/(admin\/)?v1\//.test(path) && path !== "/v1/openapi.json";
     for (const method of METHODS) {
       const operation = item[method];
       if (!isObject(operation) || !isObject(operation.responses)) continue;
@@ -41,10 +43,12 @@ export function declareCommonHeaders(document: object) {
       const withKey = security?.some((requirement) => "ApiKey" in requirement) ?? false;
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!isObject(response)) continue;
-        const common =
-          withKey && status !== "401"
+        const common = {
+          ...(withKey && status !== "401"
             ? headers("X-Request-Id", "RateLimit", "RateLimit-Policy")
-            : headers("X-Request-Id");
+            : headers("X-Request-Id")),
+          ...(noStore ? headers("Cache-Control") : {}),
+        };
         response.headers = { ...common, ...(isObject(response.headers) ? response.headers : {}) };
       }
     }

@@ -14,7 +14,8 @@ synchronously or as asynchronous tasks with signed webhooks.
 
 Authenticate with \`Authorization: Bearer p6_<key_id>:<secret>\`. Errors are RFC 9457 problem+json. Every response
 carries \`X-Request-Id\`; every response to a recognised API key carries the IETF \`RateLimit-Policy\` and
-\`RateLimit\` fields (60 requests per minute per key unless the operator set another limit).`;
+\`RateLimit\` fields (60 requests per minute per key unless the operator set another limit). API answers are
+never cached (\`Cache-Control: no-store\`); answers over HTTPS carry \`Strict-Transport-Security: max-age=31536000\`.`;
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 

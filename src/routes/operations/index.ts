@@ -36,7 +36,7 @@ function routeFor(operation: Operation) {
     })
     .superRefine(oneSource)
     .openapi(`${schemaNameOf(operation.type)}Request`, {
-      example: { source_url: "https://example.com/input", params: operation.example },
+      example: { source_url: "https://example.com/input", params: operation.example.params },
     });
   const errors = errorResponses(
     400,

@@ -1,5 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { HttpUrl } from "@p6/contract/params";
+import { PipelineParamsSchema, pipelineCost } from "@p6/contract/pipeline";
+import type { Config } from "../../config/config";
 import { errorResponses, headers } from "../../errors/openapi";
 import { checkTargets, targetResolver } from "../../fetch/targets";
 import type { AppEnv } from "../../http/context";
@@ -8,6 +10,7 @@ import { fieldErrors, validationError } from "../../http/validation";
 import { getOperation, OPERATION_TYPES } from "../../operations";
 import { checkTextMark } from "../../operations/text-mark";
 import { createTask } from "../../tasks/create";
+import { checkPipeline, PIPELINE_TYPE, queuedSteps } from "../../tasks/pipeline";
 import type { TaskMessage } from "../../tasks/queue";
 import { serializeTask } from "../../tasks/serialize";
 import { taskWhenEnded } from "../../tasks/wait";
@@ -19,8 +22,9 @@ import { TaskSchema } from "./schema";
 
 const CreateTaskBody = z
   .strictObject({
-    type: z.enum(OPERATION_TYPES as [string, ...string[]]).openapi({
-      description: "The operation: every type of the registry (image.watermark, video.trim, …).",
+    type: z.enum([...OPERATION_TYPES, PIPELINE_TYPE]).openapi({
+      description:
+        "The operation: every type of the registry (image.watermark, video.trim, …), or pipeline: several of them on one source.",
       example: "video.trim",
     }),
     ...sourceShape,
@@ -91,40 +95,29 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
   app.openapi({ ...route, hide: true }, async (c) => {
     const body = c.req.valid("json");
     const config = c.get("config");
-    const operation = getOperation(body.type)!;
-    const params = operation.params.safeParse(body.params ?? {});
-    if (!params.success) {
-      throw validationError(
-        fieldErrors(params.error, "json").map((e) => ({ ...e, field: `params.${e.field}` })),
-      );
-    }
-    // What the run would refuse at once, refused now, before the credits are reserved: a text mark no font
-    // can draw (or over the pixel budget) is the same 400 as on the synchronous route.
-    await checkTextMark(c.env, params.data);
+    const accountId = c.get("principal").accountId;
+    const plan =
+      body.type === PIPELINE_TYPE
+        ? await pipelineTask(c.env, config, accountId, body.params)
+        : await operationTask(c.env, body.type, body.params);
     await checkUploadSources(
       c.env,
-      c.get("principal").accountId,
-      {
-        sourceUploadId: body.source_upload_id,
-        watermarkUploadId: (params.data as { watermark_upload_id?: string }).watermark_upload_id,
-      },
+      accountId,
+      { sourceUploadId: body.source_upload_id, watermarkUploadId: plan.watermarkUploadId },
       Date.now(),
     );
     await checkTargets(
       { engine: targetResolver(c.env, config), dohUrl: config.dohUrl },
       config.allowPrivateSources,
-      {
-        sourceUrl: body.source_url,
-        watermarkUrl: (params.data as { watermark_url?: string }).watermark_url,
-        webhookUrl: body.webhook,
-      },
+      { sourceUrl: body.source_url, watermarkUrl: plan.watermarkUrl, webhookUrl: body.webhook },
     );
     const origin = new URL(c.req.url).origin;
     const wait = preferredWait(c.req.valid("header").prefer);
     const { task: stored, created } = await createTask(c.get("db"), {
-      accountId: c.get("principal").accountId,
-      type: operation.type,
-      cost: operation.cost,
+      accountId,
+      type: body.type,
+      cost: plan.cost,
+      ...(plan.steps ? { steps: plan.steps } : {}),
       // An upload is stored by reference and signed for the engine when the task runs (src/uploads/source.ts).
       sourceUrl: body.source_url ?? `${UPLOAD_SOURCE_PREFIX}${body.source_upload_id}`,
       params: body.params ?? {},
@@ -150,4 +143,47 @@ export function registerCreateTask(app: OpenAPIHono<AppEnv>) {
     c.header("Location", view.urls.get);
     return c.json(view, 201);
   });
+}
+
+/** The params of a task with its type's schema, errors named params.<field> (validation.ts). */
+function parsedParams<S extends z.ZodType>(schema: S, params: unknown): z.output<S> {
+  const parsed = schema.safeParse(params ?? {});
+  if (!parsed.success) {
+    throw validationError(
+      fieldErrors(parsed.error, "json").map((e) => ({ ...e, field: `params.${e.field}` })),
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * An operation's task: its params valid, and what the run would refuse at once refused now, before the
+ * credits are reserved (a text mark no font can draw, or over the pixel budget, is the same 400 as on the
+ * synchronous route).
+ */
+async function operationTask(env: Env, type: string, given: unknown) {
+  const operation = getOperation(type)!;
+  const params = parsedParams(operation.params, given) as {
+    watermark_url?: string;
+    watermark_upload_id?: string;
+  };
+  await checkTextMark(env, params);
+  return {
+    cost: operation.cost,
+    steps: undefined,
+    watermarkUrl: params.watermark_url,
+    watermarkUploadId: params.watermark_upload_id,
+  };
+}
+
+/** A pipeline: its graph and each step's params valid, each step's marks and logos checked (src/tasks/pipeline.ts). */
+async function pipelineTask(env: Env, config: Config, accountId: string, given: unknown) {
+  const { steps } = parsedParams(PipelineParamsSchema, given);
+  await checkPipeline(env, config, accountId, steps, Date.now());
+  return {
+    cost: pipelineCost(steps),
+    steps: queuedSteps(steps),
+    watermarkUrl: undefined,
+    watermarkUploadId: undefined,
+  };
 }

@@ -26,7 +26,7 @@ const route = createRoute({
       headers: headers("Preference-Applied"),
       content: { "application/json": { schema: TaskSchema } },
     },
-    ...errorResponses(400, 401, 403, 404, 405, 429, 500),
+    ...errorResponses(401, 403, 404, 405, 429, 500),
   },
 });
 

@@ -1,11 +1,63 @@
 import { z } from "@hono/zod-openapi";
 import { CursorQuery, LimitQuery } from "../../http/pagination";
 import { OPERATION_TYPES } from "../../operations";
+import { PIPELINE_TYPE } from "../../tasks/pipeline";
+import { STEP_STATUSES } from "../../tasks/serialize";
 import { ULID_PREFIX_PATTERN } from "../../util/ulid";
 
 export const TASK_STATUSES = ["queued", "processing", "succeeded", "failed", "canceled"] as const;
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
+
+const OutputSchema = z
+  .object({
+    kind: z.string().openapi({ example: "video", description: "image | video | audio | json" }),
+    url: z.string().openapi({ format: "uri", description: "Signed, expiring download URL." }),
+    step: z
+      .string()
+      .optional()
+      .openapi({ description: "Pipelines: the step that made it.", example: "clip" }),
+  })
+  .catchall(z.unknown())
+  .openapi("TaskOutput", {
+    description:
+      "A produced file: its kind and URL, and the operation's result fields (format, size_bytes, …).",
+  });
+
+const TaskStepSchema = z
+  .object({
+    name: z.string().openapi({ example: "clip" }),
+    type: z.enum(OPERATION_TYPES).openapi({ example: "video.trim" }),
+    status: z.enum(STEP_STATUSES).openapi({
+      description:
+        "queued → running → succeeded | failed. Once the task has ended, a step that never started is skipped, and one still running when the task was canceled is canceled.",
+    }),
+    result: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({
+        description:
+          "null until it succeeded; then the operation's result fields, describing its own output (a trim's duration, a probe's durationSec).",
+        example: {
+          format: "mp4",
+          size_bytes: 1_843_200,
+          width: 1280,
+          height: 720,
+          duration: 10,
+          start: 10,
+          end: 20,
+          copied: false,
+        },
+      }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .openapi({ description: "null unless this step failed (the task's error is then this one)." }),
+    outputs: z
+      .array(OutputSchema)
+      .openapi({ description: "This step's outputs (also in the task's `outputs`)." }),
+  })
+  .openapi("TaskStep");
 
 export const TaskSchema = z
   .object({
@@ -14,7 +66,9 @@ export const TaskSchema = z
       description:
         "queued → processing → succeeded | failed | canceled (queued → canceled too). Terminal statuses never change.",
     }),
-    task_type: z.string().openapi({ example: "video.trim", description: "<domain>.<operation>" }),
+    task_type: z
+      .string()
+      .openapi({ example: "video.trim", description: "<domain>.<operation>, or pipeline" }),
     source: z.string().openapi({ example: "api", description: '"api" for tasks created with an API key.' }),
     progress: z.number().min(0).max(1).openapi({ example: 0.42, description: "0–1; 1 once succeeded." }),
     created_at: Timestamp,
@@ -28,16 +82,13 @@ export const TaskSchema = z
       .object({ code: z.string(), message: z.string(), request_id: z.string() })
       .nullable()
       .openapi({ description: "null unless the task failed." }),
-    outputs: z
-      .array(
-        z
-          .object({
-            kind: z.string().openapi({ example: "video", description: "image | video | audio | json" }),
-            url: z.string().openapi({ format: "uri", description: "Signed, expiring download URL." }),
-          })
-          .catchall(z.unknown()),
-      )
-      .openapi({ description: "[] until succeeded, and after retention." }),
+    outputs: z.array(OutputSchema).openapi({
+      description:
+        "[] until succeeded, and after retention. A pipeline's appear as its steps succeed, each with its `step`, and stay when a later step fails or the task is canceled.",
+    }),
+    steps: z.array(TaskStepSchema).nullable().openapi({
+      description: "Pipelines: each step in order with its status, result and outputs; null for other tasks.",
+    }),
     metrics: z
       .object({
         total_time: z
@@ -88,7 +139,7 @@ export const ListTasksQuerySchema = z.object({
     .openapi({ description: "Prefix search on the task id.", example: "01JD5Z" }),
   status: z.enum(TASK_STATUSES).optional().openapi({ description: "Filter by status." }),
   type: z
-    .enum(OPERATION_TYPES as [string, ...string[]])
+    .enum([...OPERATION_TYPES, PIPELINE_TYPE])
     .optional()
     .openapi({ description: "Filter by task type.", example: "video.trim" }),
   created_from: dateBound("from")

@@ -76,12 +76,22 @@ export function registerGetUsage(app: OpenAPIHono<AppEnv>) {
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const to = query.to ?? today;
     const from = query.from ?? to - 29 * DAY_MS;
+    // A bound the client left out is named with the value it defaulted to, so the refusal explains itself.
+    const toSaid = query.to === undefined ? `\`to\` (not given: today, ${day(to)})` : `\`to\` (${day(to)})`;
+    const fromSaid =
+      query.from === undefined ? `\`from\` (not given: ${day(from)}, 29 days before \`to\`)` : `\`from\``;
     if (from > to) {
-      throw validationError([{ code: "invalid_range", field: "from", message: "Must not be after `to`." }]);
+      throw validationError([
+        { code: "invalid_range", field: "from", message: `Must not be after ${toSaid}.` },
+      ]);
     }
     if ((to - from) / DAY_MS + 1 > MAX_USAGE_DAYS) {
       throw validationError([
-        { code: "too_big", field: "to", message: `The range may span at most ${MAX_USAGE_DAYS} days.` },
+        {
+          code: "too_big",
+          field: "to",
+          message: `The range from ${fromSaid} to ${toSaid} may span at most ${MAX_USAGE_DAYS} days.`,
+        },
       ]);
     }
     const results = await usageByDay(c.get("db"), c.get("principal").accountId, from, to + DAY_MS);

@@ -188,6 +188,16 @@ describe("GET /v1/usage", () => {
     expect(body.errors?.map((e) => e.field)).toEqual([field]);
   });
 
+  it("a refusal names the bound the client left out and the value it defaulted to", async () => {
+    const { key } = await newAccount();
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const body = await problem(await call(`/v1/usage?from=${tomorrow}`, { key }));
+    expect(body.errors?.[0]?.message).toContain(`\`to\` (not given: today, ${today})`);
+    const long = await problem(await call("/v1/usage?to=2026-10-01&from=2026-01-01", { key }));
+    expect(long.errors?.[0]?.message).toContain("`to` (2026-10-01)");
+  });
+
   it("92 days is the longest range", async () => {
     const { key } = await newAccount();
     expect((await call("/v1/usage?from=2026-01-01&to=2026-04-02", { key })).status).toBe(200);

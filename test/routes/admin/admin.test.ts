@@ -128,7 +128,7 @@ describe("keys", () => {
     expect(response.status).toBe(400);
     expect((await problem(response)).errors?.map((e) => e.field).sort()).toEqual([
       "expires_in_days",
-      "scopes.0",
+      "scopes[0]",
     ]);
   });
 

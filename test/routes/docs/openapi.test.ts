@@ -115,17 +115,8 @@ describe("OpenAPI documents", () => {
         "500",
       ].sort(),
     );
-    // 400: a Prefer header whose wait is not an integer from 1 to 60.
-    expect(statuses("/v1/tasks/{id}", "get")).toEqual([
-      "200",
-      "400",
-      "401",
-      "403",
-      "404",
-      "405",
-      "429",
-      "500",
-    ]);
+    // No 400: any id that is not a task of the account is a 404, and a Prefer header is never refused.
+    expect(statuses("/v1/tasks/{id}", "get")).toEqual(["200", "401", "403", "404", "405", "429", "500"]);
     expect(statuses("/v1/tasks/{id}/cancel", "post")).toEqual(
       ["200", "400", "401", "403", "404", "405", "409", "413", "415", "429", "500"].sort(),
     );
@@ -307,13 +298,15 @@ describe("OpenAPI documents", () => {
     const body = deref(doc, doc.paths["/v1/tasks"]!.post!.requestBody!.content["application/json"]!.schema);
     const discriminator = body.discriminator as { propertyName: string; mapping: Record<string, string> };
     expect(discriminator.propertyName).toBe("type");
-    expect(Object.keys(discriminator.mapping).sort()).toEqual(OPERATIONS.map((op) => op.type).sort());
+    expect(Object.keys(discriminator.mapping).sort()).toEqual(
+      [...OPERATIONS.map((op) => op.type), "pipeline"].sort(),
+    );
     const variants = (body.oneOf as Json[]).map((ref) => ref.$ref);
     expect(variants.sort()).toEqual(Object.values(discriminator.mapping).sort());
-    for (const op of OPERATIONS) {
-      const variant = deref(doc, { $ref: discriminator.mapping[op.type] });
+    for (const type of [...OPERATIONS.map((op) => op.type), "pipeline"]) {
+      const variant = deref(doc, { $ref: discriminator.mapping[type] });
       const properties = variant.properties as Record<string, Json>;
-      expect(properties.type).toMatchObject({ enum: [op.type] });
+      expect(properties.type).toMatchObject({ enum: [type] });
       // Exactly one of source_url or source_upload_id (the route refuses both or neither with 400).
       expect(variant.required).toEqual(expect.arrayContaining(["type"]));
       expect(variant.required).not.toContain("source_url");
@@ -331,7 +324,11 @@ describe("OpenAPI documents", () => {
     const body = deref(doc, doc.paths["/v1/tasks"]!.post!.requestBody!.content["application/json"]!.schema);
     const mapping = (body.discriminator as { mapping: Record<string, string> }).mapping;
     const create = (json: unknown) => call("/v1/tasks", { method: "POST", key, json });
-    for (const op of OPERATIONS) {
+    const pipeline = {
+      type: "pipeline",
+      example: { steps: [{ name: "clip", type: "video.trim", params: { start: 0, end: 1 } }] },
+    };
+    for (const op of [...OPERATIONS.map((o) => ({ type: o.type, example: o.example.params })), pipeline]) {
       const variant = deref(doc, { $ref: mapping[op.type] });
       const source_url = "https://example.com/in.mp4";
       // Valid for the document → past validation, stopped by the empty balance (402): nothing is created.

@@ -88,8 +88,11 @@ describe("/docs/openapi.json", () => {
       for (const [method, operation] of Object.entries(item)) {
         const samples = operation["x-codeSamples"] ?? [];
         // The tus routes that carry bytes (POST with creation-with-upload, PATCH) and OPTIONS (discovery) show
-        // a resumable upload with tus-js-client instead of a typed call.
-        const tus = path.startsWith("/v1/uploads") && ["post", "patch", "options"].includes(method);
+        // a resumable upload with tus-js-client instead of a typed call; minting a direct upload URL is JSON.
+        const tus =
+          path.startsWith("/v1/uploads") &&
+          path !== "/v1/uploads/direct" &&
+          ["post", "patch", "options"].includes(method);
         expect([path, method, samples.map((s) => `${s.lang}/${s.label}`)]).toEqual([
           path,
           method,

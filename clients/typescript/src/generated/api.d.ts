@@ -746,7 +746,7 @@ export interface components {
        */
       status: "queued" | "processing" | "succeeded" | "failed" | "canceled";
       /**
-       * @description <domain>.<operation>
+       * @description <domain>.<operation>, or pipeline
        * @example video.trim
        */
       task_type: string;
@@ -791,21 +791,10 @@ export interface components {
         message: string;
         request_id: string;
       } | null;
-      /** @description [] until succeeded, and after retention. */
-      outputs: ({
-        /**
-         * @description image | video | audio | json
-         * @example video
-         */
-        kind: string;
-        /**
-         * Format: uri
-         * @description Signed, expiring download URL.
-         */
-        url: string;
-      } & {
-        [key: string]: unknown;
-      })[];
+      /** @description [] until succeeded, and after retention. A pipeline's appear as its steps succeed, each with its `step`, and stay when a later step fails or the task is canceled. */
+      outputs: components["schemas"]["TaskOutput"][];
+      /** @description Pipelines: each step in order with its status, result and outputs; null for other tasks. */
+      steps: components["schemas"]["TaskStep"][] | null;
       /**
        * @example {
        *       "total_time": 3.2,
@@ -825,6 +814,70 @@ export interface components {
         /** Format: uri */
         cancel: string;
       };
+    };
+    /** @description A produced file: its kind and URL, and the operation's result fields (format, size_bytes, …). */
+    TaskOutput: {
+      /**
+       * @description image | video | audio | json
+       * @example video
+       */
+      kind: string;
+      /**
+       * Format: uri
+       * @description Signed, expiring download URL.
+       */
+      url: string;
+      /**
+       * @description Pipelines: the step that made it.
+       * @example clip
+       */
+      step?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TaskStep: {
+      /** @example clip */
+      name: string;
+      /**
+       * @example video.trim
+       * @enum {string}
+       */
+      type:
+        | "image.watermark"
+        | "video.watermark"
+        | "video.extract-cover"
+        | "video.trim"
+        | "audio.trim"
+        | "video.extract-audio"
+        | "video.probe";
+      /**
+       * @description queued → running → succeeded | failed. Once the task has ended, a step that never started is skipped, and one still running when the task was canceled is canceled.
+       * @enum {string}
+       */
+      status: "queued" | "running" | "succeeded" | "failed" | "canceled" | "skipped";
+      /**
+       * @description null until it succeeded; then the operation's result fields, describing its own output (a trim's duration, a probe's durationSec).
+       * @example {
+       *       "format": "mp4",
+       *       "size_bytes": 1843200,
+       *       "width": 1280,
+       *       "height": 720,
+       *       "duration": 10,
+       *       "start": 10,
+       *       "end": 20,
+       *       "copied": false
+       *     }
+       */
+      result: {
+        [key: string]: unknown;
+      } | null;
+      /** @description null unless this step failed (the task's error is then this one). */
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      /** @description This step's outputs (also in the task's `outputs`). */
+      outputs: components["schemas"]["TaskOutput"][];
     };
     Upload: {
       /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
@@ -902,7 +955,8 @@ export interface components {
       | components["schemas"]["CreateVideoTrimTask"]
       | components["schemas"]["CreateAudioTrimTask"]
       | components["schemas"]["CreateVideoExtractAudioTask"]
-      | components["schemas"]["CreateVideoProbeTask"];
+      | components["schemas"]["CreateVideoProbeTask"]
+      | components["schemas"]["CreatePipelineTask"];
     /** @description A task of type image.watermark (1 credit); params as POST /v1/image/watermark takes them. */
     CreateImageWatermarkTask: {
       /**
@@ -1372,20 +1426,145 @@ export interface components {
       params?: components["schemas"]["VideoProbeParams"];
     };
     VideoProbeParams: Record<string, never>;
+    /**
+     * @description A pipeline: 1 to 10 steps, each any operation, reading the task's source or an earlier step's output (`use`), run as one job on one fetch of the source. Costs the sum of its steps' costs, reserved at creation; a task that fails or is canceled is charged only for the steps that succeeded.
+     * @example {
+     *       "type": "pipeline",
+     *       "source_url": "https://example.com/in.mp4",
+     *       "params": {
+     *         "steps": [
+     *           {
+     *             "name": "clip",
+     *             "type": "video.trim",
+     *             "params": {
+     *               "start": 10,
+     *               "duration": 10
+     *             }
+     *           },
+     *           {
+     *             "name": "marked",
+     *             "type": "video.watermark",
+     *             "use": "clip",
+     *             "params": {
+     *               "watermark_url": "https://example.com/logo.png"
+     *             }
+     *           },
+     *           {
+     *             "name": "poster",
+     *             "type": "video.extract-cover",
+     *             "use": "marked",
+     *             "params": {
+     *               "time": 1
+     *             }
+     *           },
+     *           {
+     *             "name": "audio",
+     *             "type": "video.extract-audio",
+     *             "use": "clip",
+     *             "params": {
+     *               "format": "mp3"
+     *             }
+     *           },
+     *           {
+     *             "name": "info",
+     *             "type": "video.probe",
+     *             "use": "marked"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    CreatePipelineTask: {
+      /**
+       * @description Several operations on one source. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "pipeline";
+      /**
+       * Format: uri
+       * @description Public http(s) URL of the source media. Exactly one of source_url or source_upload_id.
+       * @example https://example.com/in.mp4
+       */
+      source_url?: string;
+      /**
+       * @description The source as a complete upload of this account (POST /v1/uploads), in place of source_url. Another account's or an unknown id → 404, expired → 410, incomplete → 409, each naming source_upload_id.
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
+      source_upload_id?: string;
+      /**
+       * @description At most 64 characters. A repeat with the same key returns the original task (200, Idempotent-Replayed: true).
+       * @example order-1234
+       */
+      idempotency_key?: string;
+      /**
+       * Format: uri
+       * @description URL notified (signed) when the task ends. Checked at creation and again before every delivery attempt: a name that resolves to a private or local address is refused.
+       * @example https://example.com/hooks/p6
+       */
+      webhook?: string;
+      /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
+      webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
+      params: components["schemas"]["PipelineParams"];
+    };
+    PipelineParams: {
+      /** @description 1 to 10 steps, run in order. */
+      steps: components["schemas"]["PipelineStep"][];
+    };
+    PipelineStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description The operation.
+       * @example video.trim
+       * @enum {string}
+       */
+      type:
+        | "image.watermark"
+        | "video.watermark"
+        | "video.extract-cover"
+        | "video.trim"
+        | "audio.trim"
+        | "video.extract-audio"
+        | "video.probe";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      /** @description The operation's params, exactly those of its synchronous route. */
+      params?: {
+        [key: string]: unknown;
+      };
+    };
     TaskList: {
       has_next: boolean;
       /** @description Cursor of the next page; "" when there is none. */
       next_cursor: string;
       results: components["schemas"]["Task"][];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "image.watermark",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "webp",
+     *       "size_bytes": 184320,
+     *       "width": 1920,
+     *       "height": 1080
+     *     }
+     */
     ImageWatermarkResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "image.watermark";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1396,10 +1575,16 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description Format of the output image.
+       * @enum {string}
+       */
+      format: "jpeg" | "png" | "webp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1427,14 +1612,27 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["ImageWatermarkParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.watermark",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/watermark.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp4",
+     *       "size_bytes": 8734112,
+     *       "width": 1280,
+     *       "height": 720,
+     *       "duration": 12.5
+     *     }
+     */
     VideoWatermarkResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.watermark";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1445,11 +1643,18 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description Always mp4 (H.264 + AAC, faststart).
+       * @enum {string}
+       */
+      format: "mp4";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
+      /** @description Duration of the output in seconds. */
       duration: number;
     };
     /**
@@ -1476,14 +1681,26 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["VideoWatermarkParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.extract-cover",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-cover.webp?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "webp",
+     *       "size_bytes": 31744,
+     *       "width": 640,
+     *       "height": 360
+     *     }
+     */
     VideoExtractCoverResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.extract-cover";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1494,10 +1711,16 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The asked format (default jpeg).
+       * @enum {string}
+       */
+      format: "jpeg" | "png" | "webp";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1524,14 +1747,30 @@ export interface components {
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractCoverParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.trim",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp4?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp4",
+     *       "size_bytes": 5242880,
+     *       "width": 1280,
+     *       "height": 720,
+     *       "duration": 10,
+     *       "start": 5,
+     *       "end": 15,
+     *       "copied": false
+     *     }
+     */
     VideoTrimResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.trim";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1542,15 +1781,22 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description mp4 when re-encoded; a fast cut keeps the source's family (mp4, webm or mkv).
+       * @enum {string}
+       */
+      format: "mp4" | "webm" | "mkv";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
+      /** @description Width of the output in pixels. */
       width: number;
+      /** @description Height of the output in pixels. */
       height: number;
       /** @description Duration of the output in seconds. */
       duration: number;
-      /** @description Actual start (fast mode: the keyframe at or before the asked start). */
+      /** @description Actual start in the source (fast mode: the keyframe at or before the asked start). */
       start: number;
+      /** @description Actual end in the source: start + duration. */
       end: number;
       /** @description true when the video was stream-copied from a keyframe (fast; its audio re-encoded to exactly the copied video's interval); false when the cut was re-encoded (accurate, or a fast cut whose keyframe lies before the source's presented start, which a copy cannot present exactly). */
       copied: boolean;
@@ -1579,14 +1825,28 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["VideoTrimParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "audio.trim",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/trim.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp3",
+     *       "size_bytes": 480470,
+     *       "duration": 30,
+     *       "start": 0,
+     *       "end": 30,
+     *       "copied": false
+     *     }
+     */
     AudioTrimResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "audio.trim";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1597,13 +1857,18 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The source codec's container.
+       * @enum {string}
+       */
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp" | "aiff" | "caf";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
       /** @description Duration of the output in seconds. */
       duration: number;
-      /** @description Actual start (fast mode: the keyframe at or before the asked start). */
+      /** @description Actual start in the source (fast mode: the keyframe at or before the asked start). */
       start: number;
+      /** @description Actual end in the source: start + duration. */
       end: number;
       /** @description true when the audio stream was copied unchanged (the window is the whole stream); false when the cut was re-encoded to be exact. */
       copied: boolean;
@@ -1631,14 +1896,25 @@ export interface components {
       source_upload_id?: string;
       params: components["schemas"]["AudioTrimParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.extract-audio",
+     *       "url": "https://api.example.com/files/01JD5Z8X4QK3M7R2T9V6W1Y0AC/extract-audio.mp3?expires=1767225600&signature=3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a3f9a",
+     *       "expires_at": "2026-01-01T00:00:00.000Z",
+     *       "format": "mp3",
+     *       "size_bytes": 300512,
+     *       "duration": 12.5
+     *     }
+     */
     VideoExtractAudioResult: {
       /**
        * @description ULID of the result (the request id).
        * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
        */
       id: string;
-      /** @example video.trim */
-      type: string;
+      /** @enum {string} */
+      type: "video.extract-audio";
       /**
        * Format: uri
        * @description Signed, expiring URL of the produced file.
@@ -1649,10 +1925,14 @@ export interface components {
        * @description When the file and its URL expire.
        */
       expires_at: string;
-      /** @example mp4 */
-      format: string;
+      /**
+       * @description The asked format; with original, the container that holds the stream.
+       * @enum {string}
+       */
+      format: "mp3" | "m4a" | "wav" | "flac" | "opus" | "ogg" | "mka" | "3gp" | "aiff" | "caf";
+      /** @description Size of the produced file in bytes. */
       size_bytes: number;
-      /** @description Seconds. */
+      /** @description Duration of the output in seconds. */
       duration: number;
     };
     /**
@@ -1678,21 +1958,37 @@ export interface components {
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractAudioParams"];
     };
+    /**
+     * @example {
+     *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
+     *       "type": "video.probe",
+     *       "codec": "h264",
+     *       "durationSec": 12.5,
+     *       "fps": "30000/1001",
+     *       "hasAlpha": false,
+     *       "width": 1920,
+     *       "height": 1080
+     *     }
+     */
     VideoProbeResult: {
-      /** @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB */
+      /**
+       * @description ULID of the result (the request id).
+       * @example 01JD5Z8X4QK3M7R2T9V6W1Y0AB
+       */
       id: string;
-      /** @example video.probe */
-      type: string;
-      /** @example h264 */
+      /** @enum {string} */
+      type: "video.probe";
+      /** @description Codec of the first video stream (ffprobe's name). */
       codec: string;
-      /** @example 12.5 */
+      /** @description Duration in seconds, on a player's timeline. */
       durationSec: number;
-      /** @example 30000/1001 */
+      /** @description Frame rate as a reduced fraction, e.g. "30000/1001". */
       fps: string;
+      /** @description The pixel format (or VP9 alpha_mode) carries alpha. */
       hasAlpha: boolean;
-      /** @example 1920 */
+      /** @description Width of the output in pixels. */
       width: number;
-      /** @example 1080 */
+      /** @description Height of the output in pixels. */
       height: number;
     };
     /**
@@ -1867,6 +2163,8 @@ export interface components {
     "RateLimit-Policy": string;
     /** @description Seconds to wait before retrying. On 429 always; on 503 when the media engine is at capacity, starting or unreachable, or the account already uses its share of it; on 409 when the conflict is an Idempotency-Key whose first request is still in progress. */
     "Retry-After": number;
+    /** @description Always `no-store` on the API's and the admin API's answers, errors included: no cache may keep an account's data or one client's answer for another. */
+    "Cache-Control": "no-store";
     /** @description Always `Bearer`: the only accepted scheme. */
     "WWW-Authenticate": string;
     /** @description The methods the path supports, comma-separated. */
@@ -1877,7 +2175,7 @@ export interface components {
     "Content-Range": string;
     /** @description `true` when this response is the stored answer to an earlier request with the same idempotency key (nothing ran or was charged again); absent otherwise. */
     "Idempotent-Replayed": "true";
-    /** @description `wait=<seconds>` when the request's `Prefer: wait` was honoured: the task in the body has ended, or that many seconds passed first (RFC 7240). */
+    /** @description `wait=<seconds>` when the request's `Prefer: wait` was honoured, with the seconds honoured (60 when more were asked): the task in the body has ended, or that many seconds passed first (RFC 7240). Absent when the request stated no wait to honour. */
     "Preference-Applied": string;
     /** @description Only when the request sent X-Debug-Timing: durations in ms of auth, engine (the whole round trip to the media engine, its queue included), fetch, process, store and total. */
     "Server-Timing": string;
@@ -1901,7 +2199,8 @@ export interface operations {
           | "video.trim"
           | "audio.trim"
           | "video.extract-audio"
-          | "video.probe";
+          | "video.probe"
+          | "pipeline";
         /** @description Lower bound (inclusive): ISO 8601 date or datetime. */
         created_from?: string;
         /** @description Upper bound (inclusive; a date includes the whole UTC day): ISO 8601 date or datetime. */
@@ -1923,6 +2222,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1935,6 +2235,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1945,6 +2246,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -1958,6 +2260,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -1970,6 +2273,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -1983,6 +2287,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -1996,6 +2301,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2008,7 +2314,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        /** @description RFC 7240 `wait=<seconds>`: the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state, and carries `Preference-Applied: wait=<seconds>` with the seconds honoured. A wait above 60 is honoured as 60 (`Preference-Applied: wait=60`). `wait=0`, a `wait` without seconds or with a value that is not a whole number of seconds, and other preferences are ignored: the answer is immediate, without Preference-Applied. A Prefer header is never a reason for a 400. */
         Prefer?: string;
       };
       path?: never;
@@ -2026,6 +2332,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -2040,6 +2347,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Location: components["headers"]["Location"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
@@ -2054,6 +2362,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2064,6 +2373,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2077,6 +2387,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2089,6 +2400,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2101,6 +2413,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2113,6 +2426,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2126,6 +2440,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2139,6 +2454,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2151,6 +2467,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2163,6 +2480,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2175,6 +2493,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2188,6 +2507,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2200,7 +2520,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description RFC 7240 `wait=<seconds>` (1 to 60): the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state; the response then carries `Preference-Applied: wait=<seconds>`. Without it the answer is immediate. Other preferences are ignored. */
+        /** @description RFC 7240 `wait=<seconds>`: the answer comes as soon as the task has ended (succeeded, failed or canceled), or after that many seconds with its current state, and carries `Preference-Applied: wait=<seconds>` with the seconds honoured. A wait above 60 is honoured as 60 (`Preference-Applied: wait=60`). `wait=0`, a `wait` without seconds or with a value that is not a whole number of seconds, and other preferences are ignored: the answer is immediate, without Preference-Applied. A Prefer header is never a reason for a 400. */
         Prefer?: string;
       };
       path: {
@@ -2216,6 +2536,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Preference-Applied": components["headers"]["Preference-Applied"];
           [name: string]: unknown;
         };
@@ -2223,22 +2544,11 @@ export interface operations {
           "application/json": components["schemas"]["Task"];
         };
       };
-      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
-      400: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
       /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2252,6 +2562,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2264,6 +2575,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2276,6 +2588,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2289,6 +2602,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2302,6 +2616,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2327,6 +2642,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2339,6 +2655,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2349,6 +2666,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2362,6 +2680,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2374,6 +2693,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2386,6 +2706,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2399,6 +2720,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2412,6 +2734,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2424,6 +2747,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2436,6 +2760,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2449,6 +2774,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2481,6 +2807,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2495,6 +2822,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2505,6 +2833,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2518,6 +2847,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2530,6 +2860,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2542,6 +2873,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2554,6 +2886,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2567,6 +2900,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2580,6 +2914,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2592,6 +2927,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2605,6 +2941,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2618,6 +2955,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2630,6 +2968,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2643,6 +2982,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2655,6 +2995,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2667,6 +3008,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2680,6 +3022,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2712,6 +3055,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2726,6 +3070,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2736,6 +3081,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2749,6 +3095,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2761,6 +3108,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2773,6 +3121,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2785,6 +3134,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -2798,6 +3148,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2811,6 +3162,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2823,6 +3175,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2836,6 +3189,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -2849,6 +3203,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2861,6 +3216,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2874,6 +3230,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2886,6 +3243,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2898,6 +3256,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -2911,6 +3270,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2943,6 +3303,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -2957,6 +3318,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2967,6 +3329,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -2980,6 +3343,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -2992,6 +3356,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3004,6 +3369,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3016,6 +3382,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3029,6 +3396,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3042,6 +3410,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3054,6 +3423,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3067,6 +3437,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3080,6 +3451,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3092,6 +3464,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3105,6 +3478,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3117,6 +3491,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3129,6 +3504,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3142,6 +3518,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3174,6 +3551,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3188,6 +3566,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3198,6 +3577,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3211,6 +3591,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3223,6 +3604,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3235,6 +3617,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3247,6 +3630,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3260,6 +3644,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3273,6 +3658,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3285,6 +3671,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3298,6 +3685,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3311,6 +3699,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3323,6 +3712,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3336,6 +3726,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3348,6 +3739,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3360,6 +3752,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3373,6 +3766,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3405,6 +3799,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3419,6 +3814,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3429,6 +3825,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3442,6 +3839,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3454,6 +3852,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3466,6 +3865,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3478,6 +3878,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3491,6 +3892,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3504,6 +3906,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3516,6 +3919,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3529,6 +3933,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3542,6 +3947,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3554,6 +3960,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3567,6 +3974,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3579,6 +3987,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3591,6 +4000,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3604,6 +4014,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3636,6 +4047,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3650,6 +4062,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3660,6 +4073,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3673,6 +4087,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3685,6 +4100,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3697,6 +4113,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3709,6 +4126,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3722,6 +4140,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3735,6 +4154,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3747,6 +4167,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3760,6 +4181,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3773,6 +4195,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3785,6 +4208,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3798,6 +4222,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3810,6 +4235,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3822,6 +4248,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3835,6 +4262,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3867,6 +4295,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           "Server-Timing": components["headers"]["Server-Timing"];
           [name: string]: unknown;
@@ -3881,6 +4310,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3891,6 +4321,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -3904,6 +4335,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3916,6 +4348,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3928,6 +4361,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3940,6 +4374,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -3953,6 +4388,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -3966,6 +4402,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -3978,6 +4415,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -3991,6 +4429,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           [name: string]: unknown;
         };
@@ -4004,6 +4443,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4016,6 +4456,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4029,6 +4470,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4041,6 +4483,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4053,6 +4496,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4066,6 +4510,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4094,6 +4539,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4106,6 +4552,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4116,6 +4563,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4129,6 +4577,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4141,6 +4590,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4154,6 +4604,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4167,6 +4618,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4201,6 +4653,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description The new upload's URL. */
@@ -4219,6 +4672,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4229,6 +4683,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4242,6 +4697,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4254,6 +4710,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4267,6 +4724,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4279,6 +4737,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4291,6 +4750,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4303,6 +4763,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4316,6 +4777,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4328,6 +4790,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4349,6 +4812,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Tus-Version"?: string;
           "Tus-Extension"?: string;
           "Tus-Max-Size"?: string;
@@ -4378,6 +4842,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Location: components["headers"]["Location"];
           [name: string]: unknown;
         };
@@ -4391,6 +4856,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4401,6 +4867,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4414,6 +4881,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4426,6 +4894,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -4439,6 +4908,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4451,6 +4921,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4463,6 +4934,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4476,6 +4948,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4501,6 +4974,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4511,6 +4985,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4524,6 +4999,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4536,6 +5012,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4548,6 +5025,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4560,6 +5038,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4573,6 +5052,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4601,6 +5081,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           [name: string]: unknown;
@@ -4611,6 +5092,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4624,6 +5106,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4636,6 +5119,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4648,6 +5132,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4660,6 +5145,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4672,6 +5158,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4685,6 +5172,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4713,6 +5201,8 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4721,8 +5211,6 @@ export interface operations {
           "Upload-Length"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
           "Upload-Expires"?: string;
-          /** @description `no-store`. */
-          "Cache-Control"?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -4731,6 +5219,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4744,6 +5233,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4756,6 +5246,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4768,6 +5259,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4780,6 +5272,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4792,6 +5285,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4805,6 +5299,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4841,6 +5336,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -4857,6 +5353,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4867,6 +5364,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -4880,6 +5378,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4892,6 +5391,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4904,6 +5404,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4917,6 +5418,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4929,6 +5431,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4941,6 +5444,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4953,6 +5457,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4965,6 +5470,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -4978,6 +5484,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -4990,6 +5497,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5022,6 +5530,8 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
           /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
@@ -5032,8 +5542,6 @@ export interface operations {
           "Content-Length"?: string;
           /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
-          /** @description Private, cacheable for an hour. */
-          "Cache-Control"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5062,6 +5570,8 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          /** @description Private, cacheable for an hour. */
+          "Cache-Control"?: string;
           /** @description Always, on every answer, errors included. */
           "Content-Security-Policy"?: string;
           /** @description Strong entity tag of the file. */
@@ -5072,8 +5582,6 @@ export interface operations {
           "Content-Length"?: string;
           /** @description `inline` with the file's name: an ASCII `filename` and, for any other name, the exact UTF-8 one as RFC 6266 `filename*`. */
           "Content-Disposition"?: string;
-          /** @description Private, cacheable for an hour. */
-          "Cache-Control"?: string;
           "Content-Range": components["headers"]["Content-Range"];
           [name: string]: unknown;
         };
@@ -5103,6 +5611,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Strong entity tag of the file. */
           ETag?: string;
           [name: string]: unknown;
@@ -5113,6 +5622,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -5126,6 +5636,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5138,6 +5649,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5150,6 +5662,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -5163,6 +5676,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5176,6 +5690,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5188,6 +5703,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Content-Range": components["headers"]["Content-Range"];
           [name: string]: unknown;
         };
@@ -5201,6 +5717,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5214,6 +5731,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5249,6 +5767,7 @@ export interface operations {
       201: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description The new upload's URL. */
@@ -5269,6 +5788,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5279,6 +5799,7 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5289,6 +5810,7 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5299,6 +5821,7 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5310,6 +5833,7 @@ export interface operations {
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5320,6 +5844,7 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5330,6 +5855,7 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5340,6 +5866,7 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5350,6 +5877,7 @@ export interface operations {
       460: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5360,6 +5888,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5387,6 +5916,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Tus-Version"?: string;
           "Tus-Extension"?: string;
           "Tus-Max-Size"?: string;
@@ -5424,6 +5954,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Tus-Version"?: string;
           "Tus-Extension"?: string;
           "Tus-Max-Size"?: string;
@@ -5461,6 +5992,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description `no-store`. */
+          "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -5469,8 +6002,6 @@ export interface operations {
           "Upload-Length"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
           "Upload-Expires"?: string;
-          /** @description `no-store`. */
-          "Cache-Control"?: string;
           /** @description The URL's cors_origin, when the request's Origin is that origin. */
           "Access-Control-Allow-Origin"?: string;
           /** @description Location, Upload-Offset, Upload-Length, Upload-Expires, Upload-Metadata, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Checksum-Algorithm, X-Request-Id. */
@@ -5483,6 +6014,7 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5493,6 +6025,7 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5503,6 +6036,7 @@ export interface operations {
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5513,6 +6047,7 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5523,6 +6058,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5558,6 +6094,7 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
           "Tus-Resumable"?: string;
           /** @description Bytes received and kept so far. */
@@ -5576,6 +6113,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5586,6 +6124,7 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5596,6 +6135,7 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5606,6 +6146,7 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5617,6 +6158,7 @@ export interface operations {
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5627,6 +6169,7 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5637,6 +6180,7 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5647,6 +6191,7 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5657,6 +6202,7 @@ export interface operations {
       460: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5667,6 +6213,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5690,6 +6237,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5700,6 +6248,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -5713,6 +6262,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5725,6 +6275,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -5738,6 +6289,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5751,6 +6303,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5779,6 +6332,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5791,6 +6345,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5801,6 +6356,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
@@ -5814,6 +6370,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5826,6 +6383,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
@@ -5839,6 +6397,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
@@ -5852,6 +6411,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
         content: {
@@ -5916,6 +6476,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };
@@ -5952,6 +6514,8 @@ export interface operations {
           "audio/ogg": string;
           "audio/x-matroska": string;
           "audio/3gpp": string;
+          "audio/aiff": string;
+          "audio/x-caf": string;
           "application/json": string;
         };
       };

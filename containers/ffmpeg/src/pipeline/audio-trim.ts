@@ -73,10 +73,12 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     const out = (await amrInto3gp(ctx, input, audio, whole ? null : { start: p.start, end })).path;
     return trimmed(ctx, input, out, "3gp", p.start, true);
   }
-  const copyInto = whole ? audioCopyContainer(audio.codec) : null;
+  const copyInto = whole ? audioCopyContainer(audio.codec, input.sniffed.format) : null;
   const timing = await audioTiming(ctx, input, audio.index);
   const encoding: CutEncoding =
-    copyInto === null ? audioCutEncoding(audio) : { container: copyInto, codec: copyArgs(audio, timing) };
+    copyInto === null
+      ? audioCutEncoding(audio, input.sniffed.format)
+      : { container: copyInto, codec: copyArgs(audio, timing) };
   const { container, codec } = encoding;
   const out = outputPath(ctx, container.ext);
   // Timestamps that do not follow the samples cannot be sought by, nor can ADPCM, whose seek is timed by a

@@ -30,10 +30,40 @@ export const CONTAINERS: Record<OutputFormat, Container> = {
   mka: { format: "mka", muxer: "matroska", ext: "mka", contentType: "audio/x-matroska", options: [] },
   // AMR only (amr-cut.ts): the MP4 muxer refuses it; 3GP states by its edit list which samples play.
   "3gp": { format: "3gp", muxer: "3gp", ext: "3gp", contentType: "audio/3gpp", options: FASTSTART },
+  // The PCM, G.711 and IMA ADPCM of AIFF and CAF sources, kept in their own container: WAV holds neither
+  // big-endian PCM nor QuickTime's IMA ADPCM.
+  aiff: { format: "aiff", muxer: "aiff", ext: "aiff", contentType: "audio/aiff", options: [] },
+  caf: { format: "caf", muxer: "caf", ext: "caf", contentType: "audio/x-caf", options: [] },
 };
 
-/** The container an audio stream of `codec` can be copied into unchanged, or null when none fits. */
-export function audioCopyContainer(codec: string): Container | null {
+/** Sniffed formats read by the MP4/MOV demuxer. */
+const MP4_FAMILY = new Set(["mp4", "mov", "m4a"]);
+
+/** Codecs an AIFF/AIFF-C or CAF file (ffmpeg 5.1's muxers) holds, written back into one as they are. */
+const AIFF_CODECS = /^(pcm_(s8|s16be|s24be|s32be|f32be|f64be|alaw|mulaw)|adpcm_ima_qt)$/;
+const CAF_CODECS = /^(pcm_(s8|s16[lb]e|s24[lb]e|s32[lb]e|f32[lb]e|f64[lb]e|alaw|mulaw)|adpcm_ima_qt)$/;
+
+/**
+ * The container of an AIFF or CAF source (`sourceFormat`, as sniffed) when it holds `codec` as it is: a
+ * cut or copy of it stays what it was. Null for other sources and for codecs with a container of their
+ * own (AAC and ALAC in CAF go into M4A, as from any source).
+ */
+function sourceContainer(codec: string, sourceFormat: string | undefined): Container | null {
+  if (sourceFormat === "aiff" && AIFF_CODECS.test(codec)) return CONTAINERS.aiff;
+  if (sourceFormat === "caf" && CAF_CODECS.test(codec)) return CONTAINERS.caf;
+  return null;
+}
+
+/**
+ * The container an audio stream of `codec` can be copied into unchanged, or null when none fits; from an
+ * AIFF or CAF source (`sourceFormat`), that container for the codecs it holds.
+ */
+export function audioCopyContainer(codec: string, sourceFormat?: string): Container | null {
+  const own = sourceContainer(codec, sourceFormat);
+  if (own !== null) return own;
+  // AC-3 and E-AC-3 from an MP4/MOV: M4A keeps the edit list that hides their encoder's delay (256 samples);
+  // Matroska cannot state it, and the copy began 5 ms early (h264-ac3.mp4 of the media matrix).
+  if ((codec === "ac3" || codec === "eac3") && MP4_FAMILY.has(sourceFormat ?? "")) return CONTAINERS.m4a;
   if (codec === "mp3") return CONTAINERS.mp3;
   if (codec === "aac" || codec === "alac") return CONTAINERS.m4a;
   if (/^pcm_(s16le|s24le|s32le|u8|f32le|f64le|alaw|mulaw)$/.test(codec)) return CONTAINERS.wav;
@@ -140,8 +170,11 @@ export interface CutEncoding {
   frame?: { size: number; delay: number; stated: boolean };
 }
 
-export function audioCutEncoding(audio: AudioInfo): CutEncoding {
+export function audioCutEncoding(audio: AudioInfo, sourceFormat?: string): CutEncoding {
   const c = audio.codec;
+  const own = sourceContainer(c, sourceFormat);
+  // IMA ADPCM (QuickTime): blocks of 64 samples, so a cut ends at most 63 samples after `end`.
+  if (own !== null) return { container: own, codec: ["-c:a", c] };
   const stereo = audio.channels > 2 ? ["-ac", "2"] : [];
   if (c === "aac") return { container: CONTAINERS.m4a, codec: ["-c:a", "aac", "-b:a", "192k"] };
   if (c === "alac") return { container: CONTAINERS.m4a, codec: ["-c:a", "alac"] };

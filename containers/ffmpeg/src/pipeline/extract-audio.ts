@@ -91,7 +91,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   let codec: string[];
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
-    container = audioCopyContainer(audio.codec) ?? CONTAINERS.mka;
+    container = audioCopyContainer(audio.codec, input.sniffed.format) ?? CONTAINERS.mka;
     codec = isAmr(audio.codec) ? [] : copyArgs(audio, await audioTiming(ctx, input, audio.index));
   } else {
     container = CONTAINERS[p.format];
@@ -131,12 +131,15 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   }
   if (p.format === "original" && container.format === "mp3") await mp3KeepFirstSamples(out);
   if (p.format === "original" && container.format === "opus") {
-    // The source's samples, as its demuxer trims them (an Opus decoder's output is 48 kHz).
+    // The source's samples, as its demuxer trims them (an Opus decoder's output is 48 kHz), up to where an
+    // MP4 source's edit list ends them (ffmpeg 5.1 decodes the last packet whole: av1-opus.mp4 of the media
+    // matrix was 14 ms long).
+    const stated = await statedAudioEnd(ctx, input, audio.index);
     const samples = await countSamples(
       ctx,
       input,
       input.args(),
-      map,
+      stated === null ? map : [...map, "-af", `${STAMP_FROM_FIRST},atrim=end=${sec(stated)}`],
       "the source's audio stream holds no decodable audio",
     );
     await oggOpusEndAt(out, samples);

@@ -11,6 +11,7 @@ import { type Input, type JobContext, outputPath, type PreparedJob, preferSource
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { sec } from "./params.ts";
+import { inexactSeekPoint } from "./source-timing.ts";
 
 const FORMATS = ["jpeg", "png", "webp"] as const;
 type CoverFormat = (typeof FORMATS)[number];
@@ -92,11 +93,14 @@ type Pick = "shown" | "next";
  * nothing is shown before the first frame, so a time before it gives that frame (`eq(n,0)`), and the decode
  * runs `keep` seconds at least (a video starting after the file's start, e.g. after Opus pre-roll).
  */
-function shownFilters(startTime: number, time: number, from: number, keep: number): string {
+function shownFilters(startTime: number, time: number, from: number, keep: number, seek: number): string {
   const at = startTime + time;
   const first = from === 0 ? "+eq(n\\,0)" : "";
   const end = (from === 0 ? Math.max(at, startTime + keep) : at) + 0.002;
-  return `settb=AVTB,trim=end=${sec(end)},select='lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
+  // Decoding from before `from` (an inexact demuxer's keyframe), the frames before it are not kept either:
+  // `reverse` holds every frame it is given.
+  const after = seek < from ? `gte(t\\,${sec(startTime + from)})*` : "";
+  return `settb=AVTB,trim=end=${sec(end)},select='${after}lte(t\\,${sec(at + 1e-6)})${first}',reverse`;
 }
 
 async function extract(
@@ -124,11 +128,16 @@ async function extract(
   // ffmpeg seeks to the keyframe before `from` and drops the frames decoded before it (accurate seek).
   const keep = keepFrom(video.fpsValue);
   const from = pick === "shown" ? Math.max(0, time - keep) : time;
-  const chain = pick === "shown" ? [shownFilters(input.info.startTime, time, from, keep), ...resize] : resize;
+  // MPEG-TS: its seek lands after the keyframe `from` decodes from (source-timing.ts seekPoint); from
+  // before that keyframe, found by its packets.
+  const inexact = pick === "shown" ? await inexactSeekPoint(ctx, input, from) : null;
+  const seek = inexact === null ? from : Math.min(from, inexact);
+  const chain =
+    pick === "shown" ? [shownFilters(input.info.startTime, time, from, keep, seek), ...resize] : resize;
   await ctx
     .runFfmpeg(
       [
-        ...input.args(["-ss", sec(from), ...decoder]),
+        ...input.args(["-ss", sec(seek), ...decoder]),
         ...(pick === "shown" ? ["-copyts"] : []),
         ...["-map", `0:${video.index}`, "-frames:v", "1", "-an", "-sn", "-dn"],
         ...(chain.length > 0 ? ["-vf", chain.join(",")] : []),

@@ -4,14 +4,15 @@
  */
 import path from "node:path";
 import type { EngineConfig } from "../config.ts";
-import { EngineError, type EngineResult, unsupported } from "../protocol.ts";
+import { EngineError, type EngineResult, unsupported, type TextMark as WireTextMark } from "../protocol.ts";
 import { type FetchPolicy, openSource } from "../security/fetcher.ts";
-import { LIMITS } from "../security/limits.ts";
+import { describeBytes, LIMITS } from "../security/limits.ts";
+import { checkImageData } from "../security/png-data.ts";
 import {
   type ImageHeader,
   mp4Truncation,
   notAnImage,
-  readImageHeader,
+  readImageHeaderFrom,
   type Sniffed,
   sniff,
   stillImageInMp4,
@@ -110,6 +111,15 @@ export interface TextMark {
   fontSize: number;
 }
 
+/** A job's `text_mark` as the wire carries it (validated by TextMarkSchema), for the operations. */
+export function textMarkOf(mark: WireTextMark | undefined): TextMark | undefined {
+  if (mark === undefined) return undefined;
+  return {
+    png: mark.png === undefined ? undefined : Buffer.from(mark.png, "base64"),
+    fontSize: mark.font_size,
+  };
+}
+
 /** Job request fields beyond the params that some operations take (protocol.ts JobRequest). */
 export interface JobExtras {
   /** `text_mark`: a text watermark as the Worker drew it. */
@@ -155,6 +165,18 @@ export type OpenedInput = Omit<Input, "info"> & {
 /** Opens and sniffs the job's audio/video source (MP4s are checked for truncation) and relays it. */
 export async function openMediaInput(ctx: JobContext, sourceUrl: string): Promise<OpenedInput> {
   const { source, sniffed } = await openInput(ctx, sourceUrl, "source_url", ctx.maxSourceBytes, "source");
+  return mediaInput(ctx, source, sniffed);
+}
+
+/**
+ * An opened source as the job's audio/video input: refused unless it is audio or video (MP4s are checked for
+ * truncation), then relayed. A pipeline's steps each make one of the source they read (pipeline/steps.ts).
+ */
+export async function mediaInput(
+  ctx: JobContext,
+  source: SourceDownload,
+  sniffed: Sniffed | null,
+): Promise<OpenedInput> {
   if (sniffed === null) throw unsupported("the source is not a supported audio or video format");
   if (sniffed.kind === "image") {
     throw unsupported(`the source is an image (${sniffed.format}), not audio or video`);
@@ -212,12 +234,28 @@ export async function probeInput(
 export async function prepareImage(ctx: JobContext, sourceUrl: string): Promise<ImageInput> {
   const maxBytes = Math.min(ctx.maxSourceBytes, LIMITS.maxImageBytes);
   const { source, sniffed } = await openInput(ctx, sourceUrl, "source_url", maxBytes, "source");
+  return imageInput(ctx, source, sniffed);
+}
+
+/** An opened source as an image input (prepareImage); a pipeline's image steps make theirs so. */
+export async function imageInput(
+  ctx: JobContext,
+  source: SourceDownload,
+  sniffed: Sniffed | null,
+): Promise<ImageInput> {
   if (sniffed === null || sniffed.kind !== "image") {
     throw unsupported(notAnImage(await source.read(0, LIMITS.sniffBytes)));
   }
   const header = await checkedImageHeader(source, sniffed.format, "the image");
   ctx.markFetched();
-  await source.complete();
+  const size = await source.complete();
+  // A source opened with a larger cap (a pipeline's, shared by its steps) is held to the image limit here.
+  if (size > LIMITS.maxImageBytes) {
+    throw new EngineError(
+      "REQUEST_BODY_TOO_LARGE",
+      `the image is larger than the limit of ${describeBytes(LIMITS.maxImageBytes)}`,
+    );
+  }
   return { source, format: sniffed.format as ImageInput["format"], demuxer: sniffed.demuxer, header };
 }
 
@@ -227,7 +265,8 @@ export async function checkedImageHeader(
   format: string,
   label: string,
 ): Promise<ImageHeader> {
-  const header = await readImageHeader((o, l) => source.read(o, l), format);
+  const read = await readImageHeaderFrom((o, l) => source.read(o, l), LIMITS.maxImageBytes);
+  const header = read?.format === format ? read : null;
   if (header === null || header.width === 0 || header.height === 0) {
     throw unsupported(`${label} is truncated or its header cannot be read`);
   }
@@ -242,6 +281,7 @@ export async function checkedImageHeader(
       `${label} is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels), over the limit of ${LIMITS.maxImagePixels / 1e6} megapixels`,
     );
   }
+  await checkImageData(source, format, label);
   return header;
 }
 

@@ -119,8 +119,21 @@ function sameRate(a: string | undefined, b: string | undefined): boolean {
  */
 export const playerLead = (info: Pick<MediaInfo, "startTime">): number => Math.max(0, -info.startTime);
 
+/**
+ * Whether a stream holds packets, as far as the probe says: a declared stream with none (an MPEG-TS
+ * program's AAC stream that never sends a packet; every track of an init-only fragmented MP4) has no start
+ * time and no length, and an audio stream none of whose packets was read has no sample rate or channels,
+ * which ffmpeg needs to decode or even map it (it failed the whole job). Such a stream is ignored, as a
+ * player ignores it.
+ */
+function holdsPackets(s: ProbeStream): boolean {
+  const length = num(s.duration);
+  if (num(s.start_time) === null && (length === null || length <= 0)) return false;
+  return s.codec_type !== "audio" || (Number(s.sample_rate ?? 0) > 0 && (s.channels ?? 0) > 0);
+}
+
 export function mediaInfo(probe: ProbeOutput): MediaInfo {
-  const streams = probe.streams ?? [];
+  const streams = (probe.streams ?? []).filter(holdsPackets);
   const videoStream = streams.find(
     (s) => s.codec_type === "video" && (s.disposition?.attached_pic ?? 0) === 0 && (s.width ?? 0) > 0,
   );

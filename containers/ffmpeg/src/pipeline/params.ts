@@ -1,17 +1,17 @@
 /**
- * Job params (decisions.md §4), validated with the operation's schema from @p6/contract/params: the very
+ * Job params (decisions.md §4), validated with the operation's schema from the registry (@p6/contract/operations): the very
  * schema the Worker validates requests with and documents, so what the Worker sends on the engine accepts and
  * what it refuses the engine refuses. Absent params (or null) are {}. A failure is VALIDATION_INVALID_ARGUMENT
  * naming the field as "params.<key>" (the first one wrong), before the job takes a slot.
  */
-import { JOB_PARAMS, type JobParams } from "@p6/contract/params";
+import { OPERATIONS, type OperationParams } from "@p6/contract/operations";
 import { invalid, type JobType } from "../protocol.ts";
 
 const field = (path: readonly PropertyKey[]) => ["params", ...path.map(String)].join(".");
 
-export function parseParams<T extends JobType>(type: T, raw: unknown): JobParams<T> {
-  const parsed = JOB_PARAMS[type].safeParse(raw ?? {});
-  if (parsed.success) return parsed.data as JobParams<T>;
+export function parseParams<T extends JobType>(type: T, raw: unknown): OperationParams<T> {
+  const parsed = OPERATIONS[type].params.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data as OperationParams<T>;
   const issue = parsed.error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     // The Worker's wording (src/http/validation.ts).

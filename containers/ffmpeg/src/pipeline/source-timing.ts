@@ -48,9 +48,17 @@ export function guessedRate(rFrameRate: string | undefined, avgFrameRate: string
 
 interface TailPacket {
   pts_time?: string;
+  dts_time?: string;
   duration_time?: string;
   flags?: string;
 }
+
+/**
+ * A video packet's presentation time: its pts, else its dts where the container stores none (AVI: ffprobe
+ * lists `pts_time=N/A` for every packet; without B-frames a frame is presented at its decode time), which
+ * left a trim of an AVI without the shown frame and the end of the window (h264-pcm.avi of the media matrix).
+ */
+const presented = (p: TailPacket): number | null => num(p.pts_time) ?? num(p.dts_time);
 
 /**
  * A video packet's duration, null when unknown: none listed, or a single tick of its time base, which ffmpeg
@@ -85,7 +93,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
       ...["-select_streams", "v:0", "-read_intervals", interval],
       ...[
         "-show_entries",
-        "packet=pts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration,time_base",
+        "packet=pts_time,dts_time,duration_time,flags:stream=r_frame_rate,avg_frame_rate,start_time,duration,time_base",
       ],
       ...input.args(),
     ],
@@ -94,7 +102,7 @@ export async function videoEnd(ctx: JobContext, input: Input, until?: number): P
   const stream = probe.streams?.[0];
   // Packets an edit list hides (flag D) are never shown.
   const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
-  const times = packets.map((p) => num(p.pts_time));
+  const times = packets.map(presented);
   if (stream === undefined || times.some((t) => t === null)) return null;
   // With a window: the frames before its end are the ones it shows, the first one after it ends the last.
   const limit = until === undefined ? Number.POSITIVE_INFINITY : startTime + until;
@@ -154,15 +162,78 @@ export interface ShownFrame {
   time: number;
   /** The frame before it (null when it is the first listed), seconds from the input's start. */
   before: number | null;
+  /**
+   * Where an input `-ss` must point for the decode to start at a keyframe the shown frame is decoded from
+   * (seekPoint), seconds from the input's start; null where a seek to the shown frame's time does that.
+   */
+  seek: number | null;
 }
 
 /** Seconds before a time whose packets are listed to find the frame shown then, widened to the start when none is. */
 const SHOWN_LOOKBACK = 10;
 
 /**
+ * Demuxers whose seek is not to a keyframe: MPEG-TS has no index, and ffmpeg 5.1 finds a time by a binary
+ * search over the byte positions of packets of any kind (mpegts_get_dts indexes every packet as a
+ * keyframe), so `-ss` lands on the packet just before the time, mostly a predicted picture; the decoder
+ * then drops every picture up to the next keyframe, after the time asked.
+ */
+const INEXACT_SEEK = new Set(["mpegts"]);
+
+/** A listed video packet: its times from the input's start, and whether it is a keyframe. */
+interface Listed {
+  pts: number;
+  dts: number;
+  key: boolean;
+}
+
+/**
+ * Where an input `-ss` must point (seconds from the input's start) so that the frame presented at `shown`
+ * decodes: at the decode time of the last keyframe presented at or before it (a microsecond earlier; an
+ * input seek lands on the last packet decoded at or before the time asked, so on that keyframe or before
+ * it, whatever the demuxer). Null where `-ss shown` already decodes it: an indexed demuxer seeks to the last
+ * keyframe decoded at or before the time, which is that keyframe unless a later one is decoded before
+ * `shown` but presented after it (an open GOP's CRA picture, whose leading pictures, `shown` among them,
+ * do not decode from it). Where no keyframe is listed at or before `shown` (a GOP longer than the listing),
+ * an inexact demuxer decodes from the input's start (0).
+ */
+export function seekPoint(packets: readonly Listed[], shown: number, demuxer: string): number | null {
+  const keys = packets.filter((p) => p.key);
+  const anchor = keys
+    .filter((k) => k.pts <= shown + 1e-6)
+    .sort((a, b) => a.dts - b.dts)
+    .at(-1);
+  const inexact = INEXACT_SEEK.has(demuxer);
+  if (anchor === undefined) return inexact ? 0 : null;
+  const lands = keys
+    .filter((k) => k.dts <= shown)
+    .sort((a, b) => a.dts - b.dts)
+    .at(-1);
+  if (!inexact && (lands === undefined || lands.pts <= shown + 1e-6)) return null;
+  return Math.max(0, anchor.dts - (inexact ? INEXACT_MARGIN : 1e-6));
+}
+
+/**
+ * Seconds an inexact demuxer's seek points before the keyframe: a transport stream's audio is muxed up to
+ * 0.7 s away from the video of the same time (ffmpeg's max_delay), and the decode's audio must reach back
+ * to the keyframe's time too.
+ */
+const INEXACT_MARGIN = 1;
+
+const listed = (packets: readonly TailPacket[], startTime: number): Listed[] =>
+  packets.flatMap((p) => {
+    const pts = presented(p);
+    const dts = num(p.dts_time) ?? pts;
+    return pts === null || dts === null
+      ? []
+      : [{ pts: pts - startTime, dts: dts - startTime, key: (p.flags ?? "").includes("K") }];
+  });
+
+/**
  * The frame the source shows at `at` (seconds from the input's start): the last one presented at or before
- * it, edit lists honoured (packets they hide are never shown). Null when no frame is presented then (the
- * video starts later, or has ended) or its packets do not say.
+ * it, edit lists honoured (packets they hide are never shown), and where a seek must point to decode it
+ * (seekPoint). Null when no frame is presented then (the video starts later, or has ended) or its packets
+ * do not say.
  */
 export async function frameShownAt(ctx: JobContext, input: Input, at: number): Promise<ShownFrame | null> {
   const { startTime } = input.info;
@@ -172,17 +243,21 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
       ctx.config.binaries.ffprobe,
       [
         ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
-        ...["-show_entries", "packet=pts_time,duration_time,flags:stream=time_base", ...input.args()],
+        ...[
+          "-show_entries",
+          "packet=pts_time,dts_time,duration_time,flags:stream=time_base",
+          ...input.args(),
+        ],
       ],
       ctx.signal,
     );
     const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
-    const all = packets.map((p) => num(p.pts_time)).filter((t): t is number => t !== null);
+    const all = packets.map(presented).filter((t): t is number => t !== null);
     const times = all.filter((t) => t <= limit).sort((a, b) => a - b);
     const time = times.at(-1);
     // The video's last frame, ended by its own duration before `at` (a file cut short): nothing is shown.
     const ownEnd = (t: number) => {
-      const packet = packets.find((p) => num(p.pts_time) === t);
+      const packet = packets.find((p) => presented(p) === t);
       const d = packet === undefined ? null : frameDuration(packet, probe.streams?.[0]);
       return d !== null && d > 0 ? t + d : Number.POSITIVE_INFINITY;
     };
@@ -190,11 +265,39 @@ export async function frameShownAt(ctx: JobContext, input: Input, at: number): P
     // A listing that starts at its shown frame may not hold the one before it: read from the start then.
     if (time !== undefined && (times.length > 1 || from <= startTime)) {
       const before = times.length > 1 ? times.at(-2)! : null;
-      return { time: time - startTime, before: before === null ? null : before - startTime };
+      const seek = seekPoint(listed(packets, startTime), time - startTime, input.sniffed.demuxer);
+      return { time: time - startTime, before: before === null ? null : before - startTime, seek };
     }
     if (from <= startTime) break;
   }
   return null;
+}
+
+/**
+ * For a demuxer whose seek is inexact (MPEG-TS), where an input `-ss` must point to decode the frame shown
+ * at `at` (seekPoint; seconds from the input's start): its packets listed, not decoded. Null for the other
+ * demuxers, which need no listing (a cover's one ffmpeg seeks by itself), and when the packets do not say.
+ */
+export async function inexactSeekPoint(ctx: JobContext, input: Input, at: number): Promise<number | null> {
+  if (!INEXACT_SEEK.has(input.sniffed.demuxer)) return null;
+  const { startTime } = input.info;
+  const limit = startTime + at + 1e-6;
+  const from = Math.max(startTime, limit - SHOWN_LOOKBACK);
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-read_intervals", `${sec(from)}%${sec(limit + REORDER_SECONDS)}`],
+      ...["-show_entries", "packet=pts_time,dts_time,flags", ...input.args()],
+    ],
+    ctx.signal,
+  );
+  const packets = ((probe.packets ?? []) as TailPacket[]).filter((p) => !(p.flags ?? "").includes("D"));
+  const frames = listed(packets, startTime);
+  const shown = frames
+    .filter((f) => f.pts <= at + 1e-6)
+    .sort((a, b) => a.pts - b.pts)
+    .at(-1);
+  return seekPoint(frames, shown?.pts ?? at, input.sniffed.demuxer);
 }
 
 /** A first audio packet placed before a gap: where it belongs (right before the second one). */

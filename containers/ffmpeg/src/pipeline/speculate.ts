@@ -53,7 +53,15 @@ async function guess(input: OpenedInput): Promise<MediaInfo | null> {
  * (the process took the short read for the end of the file).
  */
 export async function runMediaJob(ctx: JobContext, url: string, job: PreparedMediaJob): Promise<Output> {
-  const input = await openMediaInput(ctx, url);
+  return runOnInput(ctx, await openMediaInput(ctx, url), job);
+}
+
+/** runMediaJob on an input already opened (a pipeline step's: pipeline/steps.ts). */
+export async function runOnInput(
+  ctx: JobContext,
+  input: OpenedInput,
+  job: PreparedMediaJob,
+): Promise<Output> {
   const output = await run(job.warm === true ? withWarmCommands(ctx, input) : ctx, input, job);
   const cut = input.source.readerCutShort;
   if (cut !== null) throw cut;

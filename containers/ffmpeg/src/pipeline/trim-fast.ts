@@ -371,7 +371,10 @@ async function copyCutFromFirst(
   const videoFile = audio === null ? out : path.join(ctx.dir, `video.${container.ext}`);
   // Seek a hair past the keyframe, and shift the timestamps back by as much: the keyframe lands at 0, not a
   // millisecond before it (where an MP4 edit list would hide it and show the frame after it first).
-  const seekedSource = input.args(["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]);
+  // AVI stores no presentation times: a copy of its B-frame MPEG-4 into Matroska failed on packets
+  // without one (500; mpeg4-mp3.avi of the media matrix), so they are generated as the demuxer reads.
+  const genpts = input.sniffed.demuxer === "avi" ? ["-fflags", "+genpts"] : [];
+  const seekedSource = input.args([...genpts, "-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]);
   const copyVideo = (tailArgs: string[]) =>
     ctx
       .runFfmpeg(

@@ -89,12 +89,17 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
     frameShownAt(ctx, input, start).catch(() => null),
     videoEnd(ctx, input, end).catch(() => null),
   ]);
-  // Where the input is read from: just before the shown frame. ffmpeg rounds the seek into the stream's
+  // Where the output starts: just before the shown frame. ffmpeg rounds the seek into the stream's
   // time base; where frames are one tick apart (1/fps: MJPEG in MOV, Theora, AVI) halfway between two was a
   // tie rounded onto the shown frame, which the move back by `early` then put on the next one's time (the
   // shown frame dropped as a duplicate). A microsecond before it rounds onto the shown frame exactly.
   const from = shown === null ? start : Math.max(0, shown.time - SEEK_BEFORE_SHOWN);
   const early = start - from;
+  // Where the input is read from: `from`, where a seek there decodes the shown frame; else the keyframe it
+  // is decoded from (source-timing.ts seekPoint: MPEG-TS, whose seek lands after that keyframe, and an open
+  // GOP's leading pictures), the frames between there and `from` then dropped here, not by ffmpeg's seek.
+  const seek = shown?.seek === null || shown?.seek === undefined ? from : Math.min(from, shown.seek);
+  const skip = from - seek;
   // The video's input ends between the last frame before `end` and the first at or after it: a frame at
   // `end` itself would otherwise stay or go with the rounding of the seek into its time base.
   const cutAt = last === null || last.next === null ? end : Math.min(end, (last.last + last.next) / 2);
@@ -102,8 +107,8 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
     // In the encoder's time base (KEEP_FRAME_TIMES): the frames' own may hold neither `early` nor the cut
     // (1/30 s for Theora: halfway between two frames is a tie that `trim` rounded onto the next one).
     "settb=1/90000",
-    `trim=end=${sec(cutAt - from)}`,
-    ...(early > 0 ? [`setpts='max(0,round(PTS-${sec(early)}/TB))'`] : []),
+    `trim=${skip > 0 ? `start=${sec(skip)}:` : ""}end=${sec(cutAt - seek)}`,
+    ...(early + skip > 0 ? [`setpts='max(0,round(PTS-${sec(early + skip)}/TB))'`] : []),
     ...squarePixels(video),
   ];
   // The audio over the interval the video presents (as a fast trim's: a source whose audio outlasts its
@@ -114,14 +119,14 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
   const audioEnd = last === null ? end : Math.min(end, last.end);
   const af = [
     STAMP_FROM_FIRST,
-    `atrim=start=${sec(early)}:end=${sec(audioEnd - from)}`,
-    `asetpts=round(PTS-${sec(early)}/TB)`,
+    `atrim=start=${sec(early + skip)}:end=${sec(audioEnd - seek)}`,
+    `asetpts=round(PTS-${sec(early + skip)}/TB)`,
   ];
   const lastAt = last === null ? null : Math.max(0, last.last - start);
   // AMR: its samples read from a copy stamped by them, from the same time (a player's: less the lead); the
   // samples counted and encoded are that copy's.
-  const amr = audio === null ? null : await amrAudioInput(ctx, input, from - lead);
-  const inputArgs = input.args(from > 0 ? ["-ss", sec(from)] : []);
+  const amr = audio === null ? null : await amrAudioInput(ctx, input, seek - lead);
+  const inputArgs = input.args(seek > 0 ? ["-ss", sec(seek)] : []);
   const audioArgs =
     audio === null
       ? []

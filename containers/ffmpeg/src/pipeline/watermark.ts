@@ -9,7 +9,13 @@ import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/param
 import { invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { amrAudioInput } from "./amr-cut.ts";
-import { audioTiming, exactAacArgs, restampedAacInput, STAMP_FROM_FIRST } from "./audio-encode.ts";
+import {
+  audioTiming,
+  exactAacArgs,
+  restampedAacInput,
+  STAMP_FROM_FIRST,
+  statedAudioEnd,
+} from "./audio-encode.ts";
 import { CONTAINERS } from "./containers.ts";
 import {
   checkedImageHeader,
@@ -42,44 +48,7 @@ interface WatermarkParams extends MarkParams {
   end: number | undefined;
 }
 
-/** The rendered mark's largest PNG (a 4-megapixel mark, MAX_MARK_PIXELS in the Worker, compresses far below). */
-const MAX_TEXT_MARK_BYTES = 8 * 1024 * 1024;
-
-/** Reads the job's `text_mark` field: `{png?: base64 PNG, font_size}`; undefined when absent. */
-/**
- * The largest text_mark accepted: four times the Worker's MAX_MARK_PIXELS (src/images/text.ts), whose check is
- * an estimate made before drawing (colour emoji advance 1.25 em where it counts 1.1 em), so never in the way
- * of a mark the Worker drew; a header claiming more is not one of ours.
- */
-const MAX_TEXT_MARK_PIXELS = 16_000_000;
-
-export function readTextMark(body: Record<string, unknown>): TextMark | undefined {
-  const raw = body.text_mark;
-  if (raw === undefined) return undefined;
-  const bad = () => invalid("text_mark", "text_mark must be {png?: base64 PNG, font_size: 1-1000}");
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad();
-  const { png, font_size: fontSize, ...rest } = raw as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) throw bad();
-  if (typeof fontSize !== "number" || !Number.isFinite(fontSize) || fontSize < 1 || fontSize > 1000)
-    throw bad();
-  if (png === undefined) return { png: undefined, fontSize };
-  if (typeof png !== "string" || png.length > (MAX_TEXT_MARK_BYTES / 3) * 4 + 4) throw bad();
-  const bytes = Buffer.from(png, "base64");
-  // A PNG signature and an IHDR: anything else is the Worker's bug, refused before it reaches ffmpeg.
-  if (
-    bytes.length < 33 ||
-    bytes.readUInt32BE(0) !== 0x89504e47 ||
-    bytes.toString("latin1", 12, 16) !== "IHDR"
-  )
-    throw invalid("text_mark", "text_mark.png is not a PNG");
-  // A header claiming no pixels, or far more than the Worker draws, is refused before ffmpeg reads it.
-  const { width, height } = pngSize(bytes);
-  if (width < 1 || height < 1 || width * height > MAX_TEXT_MARK_PIXELS)
-    throw invalid("text_mark", `text_mark.png must be 1 to ${MAX_TEXT_MARK_PIXELS / 1e6} megapixels`);
-  return { png: bytes, fontSize };
-}
-
-/** Width and height from a PNG's IHDR (checked by readTextMark). */
+/** Width and height from a PNG's IHDR (checked by the wire's TextMarkSchema). */
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
 /**
@@ -272,6 +241,12 @@ async function run(
   // AMR: its samples read from a copy stamped by them (amr-cut.ts), encoded from there.
   const amr = restamped === null && audio !== null ? await amrAudioInput(ctx, input, 0) : null;
   const audioInput = restamped ?? amr ?? [];
+  // Audio encoded to AAC ends where an MP4 source states it does (its edit list: Opus's and AC-3's end
+  // padding, which ffmpeg 5.1 decodes; av1-opus.mp4 of the media matrix decoded 14 ms more), read only then.
+  const encodedAudioFilters = async () => {
+    const stated = audio === null ? null : await statedAudioEnd(ctx, input, audio.index);
+    return stated === null ? [STAMP_FROM_FIRST] : [STAMP_FROM_FIRST, `atrim=end=${sec(stated)}`];
+  };
   // That M4A is the input after the source and the mark (a text mark without a PNG has none).
   const audioInputIndex = marked.inputs.length > 0 ? 2 : 1;
   const audioArgs =
@@ -293,7 +268,7 @@ async function run(
                       ? []
                       : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
                   ]
-                : await exactAacArgs(ctx, input, sourceArgs, audio, [STAMP_FROM_FIRST], "160k")),
+                : await exactAacArgs(ctx, input, sourceArgs, audio, await encodedAudioFilters(), "160k")),
             ];
   await ctx
     .runFfmpeg(

@@ -8,19 +8,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
-import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Handler } from "hono";
-import type { EngineContext } from "../context.ts";
-import { abortOnDisconnect, sendError, sendJson, sourceFields, streamFile } from "../http-io.ts";
+import type { Context } from "hono";
+import type { EngineContext, EngineEnv } from "../context.ts";
+import { abortOnDisconnect, checkSourceUrl, sendError, sendJson, streamFile } from "../http-io.ts";
 import { runFfmpeg } from "../pipeline/ffmpeg.ts";
 import { prepareJob } from "../pipeline/index.ts";
-import { type JobContext, type Output, prepareImage } from "../pipeline/job.ts";
+import { type JobContext, type Output, prepareImage, textMarkOf } from "../pipeline/job.ts";
 import { runMediaJob } from "../pipeline/speculate.ts";
-import { readTextMark } from "../pipeline/watermark.ts";
 import type { Priority } from "../pool.ts";
 import { withNiceness } from "../priority.ts";
-import { EngineError, invalid, type JobType } from "../protocol.ts";
+import { EngineError, type JobRequest, type JobType } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { stampLoad } from "./load.ts";
 
@@ -34,50 +32,38 @@ const LIGHT: ReadonlySet<JobType> = new Set(["video.probe"]);
  * The handler of one job type. A task (X-Engine-Priority: low) runs its processes `taskNice` steps below
  * synchronous calls (priority.ts), so saturated cores serve synchronous calls first.
  */
-export function jobRoute(
-  engine: EngineContext,
-  type: JobType,
-): Handler<{ Bindings: HttpBindings; Variables: { body: Record<string, unknown> } }> {
-  return async (c) => {
-    const priority: Priority = c.req.header("x-engine-priority") === "low" ? "low" : "normal";
+export function jobRoute(engine: EngineContext, type: JobType) {
+  return async (c: Context<EngineEnv, string, { out: { json: JobRequest } }>) => {
+    const priority = priorityOf(c);
     await withNiceness(priority === "low" ? (engine.config.taskNice ?? 0) : 0, () =>
-      handleJob(engine, type, priority, c.get("body"), c.env.incoming, c.env.outgoing),
+      handleJob(engine, type, priority, c.req.valid("json"), c.env.incoming, c.env.outgoing),
     );
     return RESPONSE_ALREADY_SENT;
   };
 }
 
+/** X-Engine-Priority: low for tasks (pool.ts). */
+export const priorityOf = (c: Context): Priority =>
+  c.req.header("x-engine-priority") === "low" ? "low" : "normal";
+
 async function handleJob(
   engine: EngineContext,
   type: JobType,
   priority: Priority,
-  body: Record<string, unknown>,
+  body: JobRequest,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
   const { config, policy, pool, jobs, relay, warmProbes, warmCommands, tmpDir, log } = engine;
   const jobId = body.job_id;
-  if (typeof jobId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(jobId)) {
-    throw invalid("job_id", "job_id must be 1-64 characters of letters, digits, _ or -");
-  }
-  const { url, maxBytes, timeoutMs } = sourceFields(body, policy, {
-    maxBytes: LIMITS.defaultMaxSourceBytes,
-    timeoutMs: LIMITS.defaultTimeoutMs,
-  });
-  const prepared = prepareJob(type, body.params, { textMark: readTextMark(body) });
+  const url = checkSourceUrl(body.source_url, policy);
+  const maxBytes = body.max_source_bytes ?? LIMITS.defaultMaxSourceBytes;
+  const timeoutMs = body.timeout_ms ?? LIMITS.defaultTimeoutMs;
+  const prepared = prepareJob(type, body.params, { textMark: textMarkOf(body.text_mark) });
   const job = jobs.create(jobId);
   const { signal } = job.controller;
   abortOnDisconnect(req, res, job.controller);
-  const timer = setTimeout(
-    () =>
-      job.controller.abort(
-        new EngineError(
-          "PROCESSING_TIMEOUT",
-          `processing exceeded the time budget of ${Math.round(timeoutMs / 100) / 10} s`,
-        ),
-      ),
-    timeoutMs,
-  );
+  const timer = jobs.timeout(job, timeoutMs);
   const deferred: (() => void)[] = [];
   const afterResponse: (() => void)[] = [];
   let release: (() => void) | undefined;

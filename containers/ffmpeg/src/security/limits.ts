@@ -1,15 +1,13 @@
 /** Every bound the engine enforces, in one place. Values from decisions.md §9 and §11 where it sets them. */
-import { EngineError } from "../protocol.ts";
+import { EngineError, WIRE_LIMITS } from "../protocol.ts";
 
 const MiB = 1024 * 1024;
 
 export const LIMITS = {
   /** JSON request bodies sent to the engine: a job's text_mark PNG (≤ 8 MiB) in base64 fits. */
-  maxRequestBodyBytes: 12 * MiB,
+  maxRequestBodyBytes: WIRE_LIMITS.maxRequestBodyBytes,
   /** Default source cap of a job when the request names none (synchronous audio/video limit). */
   defaultMaxSourceBytes: 512 * MiB,
-  /** Largest cap a request may ask for (tasks send 4 GiB). */
-  maxSourceBytesCeiling: 4 * 1024 * MiB,
   /** Default cap of POST /v1/fetch (images, decisions.md §9). */
   defaultMaxFetchBytes: 25 * MiB,
   /** Watermark logos are images too. */
@@ -28,9 +26,8 @@ export const LIMITS = {
    * base) for variable-rate streams without an average, so the cap must hold that.
    */
   maxVideoFps: 1000,
-  /** Job time budget when the request names none, and the most it may ask for. */
+  /** Job time budget when the request names none (the most it may ask for: WIRE_LIMITS.maxTimeoutMs). */
   defaultTimeoutMs: 15 * 60 * 1000,
-  maxTimeoutMs: 60 * 60 * 1000,
   /** Time budget of POST /v1/fetch when the request names none. */
   defaultFetchTimeoutMs: 60 * 1000,
   /** Redirects followed per fetch, each re-checked against the address policy. */

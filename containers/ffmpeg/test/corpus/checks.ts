@@ -120,6 +120,8 @@ const FORMAT_NAMES: Record<string, RegExp> = {
   flac: /^flac$/,
   opus: /^ogg$/,
   ogg: /^ogg$/,
+  aiff: /^aiff$/,
+  caf: /^caf$/,
   jpeg: /jpeg|mjpeg|image2/,
   png: /png/,
   webp: /webp/,

@@ -56,18 +56,26 @@ export async function corpusFiles(only?: readonly string[]): Promise<string[]> {
   return only === undefined ? names : names.filter((n) => only.includes(n));
 }
 
-/** Serves the corpus (and its logo) read-only on 127.0.0.1. */
-async function serveCorpus(): Promise<{ url: string; close(): Promise<void> }> {
+/** Where a file of the run is on disk (by its name; `_logo/logo.png` is the watermark), null when unknown. */
+export type Locate = (name: string) => string | null;
+
+const inCorpus: Locate = (name) => {
+  const file = path.join(CORPUS_DIR, path.normalize(name));
+  return file.startsWith(CORPUS_DIR) ? file : null;
+};
+
+/** Serves the run's files (and the logo) read-only on 127.0.0.1. */
+async function serveCorpus(locate: Locate): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname.slice(1));
-    const file = path.join(CORPUS_DIR, path.normalize(name));
-    const info = file.startsWith(CORPUS_DIR) ? await stat(file).catch(() => null) : null;
+    const file = locate(name);
+    const info = file !== null ? await stat(file).catch(() => null) : null;
     if (info === null || !info.isFile()) {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { "content-length": info.size, "content-type": "application/octet-stream" });
-    createReadStream(file).pipe(res);
+    createReadStream(file!).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -89,14 +97,16 @@ async function runOne(
   run: Run,
   outDir: string,
   n: number,
+  judge?: RunOptions["judge"],
 ): Promise<Row> {
   const t0 = Date.now();
   const row = { file: src.name, label: run.label, params: run.params };
   try {
     const answer = await callEngine(engineUrl, corpusUrl, src, run, outDir, n);
     const ms = Date.now() - t0;
-    const verdict =
+    const checked =
       answer.status === 200 ? await answerVerdict(bins, src, run, answer) : refusalVerdict(src, run, answer);
+    const verdict = judge === undefined ? checked : judge(src.name, run, answer, checked);
     // CORPUS_KEEP=<folder> keeps each produced file there (named by file and label) to look at.
     const keep = process.env.CORPUS_KEEP;
     if (answer.file !== null && keep !== undefined) {
@@ -141,12 +151,23 @@ async function callEngine(
   return { status: res.status, result, contentType, file };
 }
 
+/** Where the files come from and which runs they get: the corpus and table.ts by default (the matrix: its own). */
+export interface RunOptions {
+  locate?: Locate;
+  runs?: typeof runsFor;
+  /** A verdict of the run's own on top of checks.ts's (the matrix: refusals it documents per file). */
+  judge?: (file: string, run: Run, answer: Answer, verdict: Verdict) => Verdict;
+}
+
 /** Runs the table over `files`; `onRow` sees each row as it is done. */
 export async function runCorpus(
   files: readonly string[],
   onRow: (row: Row) => void = () => {},
   pick: (file: string, run: Run) => boolean = () => true,
+  options: RunOptions = {},
 ): Promise<Row[]> {
+  const locate = options.locate ?? inCorpus;
+  const runs = options.runs ?? runsFor;
   const bins = resolveBinaries(process.env);
   // CORPUS_ENGINE_FFMPEG_DIR: the engine runs that folder's ffmpeg/ffprobe (the image's build in .tools/ffmpeg/bin)
   // while every measurement of sources and answers stays on the ffmpeg resolved as usual (Debian's).
@@ -182,7 +203,7 @@ export async function runCorpus(
   const log = process.env.CORPUS_LOG === "1" ? (line: string) => console.error(line) : () => {};
   const engine = await createEngineServer(config, { log });
   const engineUrl = await engine.listen();
-  const corpus = await serveCorpus();
+  const corpus = await serveCorpus(locate);
   const rows: Row[] = [];
   const record = (row: Row) => {
     rows.push(row);
@@ -195,14 +216,14 @@ export async function runCorpus(
     const worker = async () => {
       while (nextFile < files.length) {
         const name = files[nextFile++]!;
-        const src = await measureSource(bins, name, path.join(CORPUS_DIR, name));
+        const src = await measureSource(bins, name, locate(name)!);
         if (src === null) {
           const verdict: Verdict = { kind: "ok-refused", detail: "ffprobe cannot read it either: not run" };
           record({ file: name, label: "(source)", params: {}, verdict, ms: 0 });
           continue;
         }
-        for (const run of runsFor(name, src.facts, src.duration).filter((r) => wanted(r) && pick(name, r))) {
-          record(await runOne(bins, engineUrl, corpus.url, src, run, tmpDir, n++));
+        for (const run of runs(name, src.facts, src.duration).filter((r) => wanted(r) && pick(name, r))) {
+          record(await runOne(bins, engineUrl, corpus.url, src, run, tmpDir, n++, options.judge));
         }
       }
     };

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../../src/config.ts";
 import { fixturePath } from "./engine.ts";
+import { publish } from "./fixture-files.ts";
 
 const exec = promisify(execFile);
 const bins = resolveBinaries(process.env);
@@ -19,11 +20,14 @@ export async function ffmpeg(args: readonly string[]): Promise<void> {
 /** How a fixture is made: `out` is the path to write. */
 export type MakeFixture = (out: string) => Promise<unknown>;
 
-/** Makes every fixture (file name → how) not yet in the fixture folder, in parallel. */
+/**
+ * Makes every fixture (file name → how) not yet in the fixture folder, in parallel, each whole or not at all:
+ * test files run three at a time and share the folder (fixture-files.ts).
+ */
 export async function ensureFixtures(fixtures: Record<string, MakeFixture>): Promise<void> {
   await Promise.all(
     Object.entries(fixtures)
       .filter(([name]) => !existsSync(fixturePath(name)))
-      .map(([name, make]) => make(fixturePath(name))),
+      .map(([name, make]) => publish(fixturePath(name), make)),
   );
 }

@@ -1,26 +1,16 @@
 /**
- * Generates the test media once per machine (cached by the hash of media.ts) and serves it from a
- * 127.0.0.1 fixture server for the whole run.
+ * Generates the test media once per machine (cached by the hash of its generators, each file written whole:
+ * fixture-files.ts) and serves it from a 127.0.0.1 fixture server for the whole run.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { useEngineFfmpeg } from "../../../../scripts/lib/engine-ffmpeg.ts";
 import { resolveBinaries } from "../../src/config.ts";
+import { engineFixturesDir } from "./fixture-files.ts";
 import { startFixtureServer } from "./fixture-server.ts";
 import { generateFixtures } from "./media.ts";
 
 export default async function setup(project: TestProject) {
-  const hash = createHash("sha256");
-  for (const recipe of ["./media.ts", "./media-codecs.ts"]) {
-    hash.update(readFileSync(fileURLToPath(new URL(recipe, import.meta.url))));
-  }
-  const digest = hash.digest("hex").slice(0, 12);
-  const dir = path.join(os.tmpdir(), `p6-engine-fixtures-${digest}`);
-  mkdirSync(dir, { recursive: true });
+  const dir = engineFixturesDir();
   // ffmpeg 5.x, the version this suite verifies (PATH's, else Debian's installed when root; never the npm
   // builds on their own), printed and set in the environment the test workers inherit.
   useEngineFfmpeg("engine tests");

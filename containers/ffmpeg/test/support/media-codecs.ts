@@ -5,10 +5,11 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { resolveBinaries } from "../../src/config.ts";
+import { publish } from "./fixture-files.ts";
 
 const exec = promisify(execFile);
 
@@ -91,12 +92,15 @@ const H264 = [
   "0",
 ];
 
-/** Generates the fixtures above into `dir` (skipping those already there), two at a time. */
+/**
+ * Generates the fixtures above into `dir` (skipping those already there), two at a time, each written whole or
+ * not at all (fixture-files.ts): made under a partial name, changed there if need be, then renamed.
+ */
 export async function generateCodecFixtures(ffmpeg: string, dir: string): Promise<void> {
   const out = (name: string) => path.join(dir, name);
-  const ff = (name: string, args: string[]) => async () => {
-    await exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args, out(name)]);
-  };
+  const encode = (args: string[], to: string) =>
+    exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args, to]);
+  const ff = (name: string, args: string[]) => () => publish(out(name), (partial) => encode(args, partial));
   const F = CODEC_FIXTURES;
   const jobs: [string, () => Promise<void>][] = [
     [
@@ -127,35 +131,31 @@ export async function generateCodecFixtures(ffmpeg: string, dir: string): Promis
     ],
     [
       F.mkvCut,
-      async () => {
-        const whole = `${F.mkvCut}.whole.mkv`;
-        await ff(whole, [
-          ...video(25, "160x120"),
-          ...ramp(2, "stereo"),
-          ...H264,
-          "-c:a",
-          "aac",
-          "-shortest",
-        ])();
-        const bytes = await readFile(out(whole));
-        await writeFile(out(F.mkvCut), bytes.subarray(0, Math.floor(bytes.length / 2)));
-        await rm(out(whole));
-      },
+      () =>
+        publish(out(F.mkvCut), async (partial) => {
+          await encode(
+            [...video(25, "160x120"), ...ramp(2, "stereo"), ...H264, "-c:a", "aac", "-shortest"],
+            partial,
+          );
+          const bytes = await readFile(partial);
+          await writeFile(partial, bytes.subarray(0, Math.floor(bytes.length / 2)));
+        }),
     ],
     [F.alacMka, ff(F.alacMka, [...ramp(2, "stereo", 44100), "-c:a", "alac", "-f", "matroska"])],
     [
       F.flacLying,
-      async () => {
-        await ff(F.flacLying, [...ramp(2, "stereo", 44100), "-c:a", "flac"])();
-        const bytes = await readFile(out(F.flacLying));
-        // STREAMINFO (after "fLaC" and its 4-byte block header): total samples in the low 36 bits at 13..17.
-        const at = 8 + 13;
-        const samples = (bytes[at]! & 0x0f) * 2 ** 32 + bytes.readUInt32BE(at + 1);
-        const lie = samples * 100;
-        bytes[at] = (bytes[at]! & 0xf0) | Math.floor(lie / 2 ** 32);
-        bytes.writeUInt32BE(lie % 2 ** 32, at + 1);
-        await writeFile(out(F.flacLying), bytes);
-      },
+      () =>
+        publish(out(F.flacLying), async (partial) => {
+          await encode([...ramp(2, "stereo", 44100), "-c:a", "flac"], partial);
+          const bytes = await readFile(partial);
+          // STREAMINFO (after "fLaC" and its 4-byte block header): total samples in the low 36 bits at 13..17.
+          const at = 8 + 13;
+          const samples = (bytes[at]! & 0x0f) * 2 ** 32 + bytes.readUInt32BE(at + 1);
+          const lie = samples * 100;
+          bytes[at] = (bytes[at]! & 0xf0) | Math.floor(lie / 2 ** 32);
+          bytes.writeUInt32BE(lie % 2 ** 32, at + 1);
+          await writeFile(partial, bytes);
+        }),
     ],
   ];
   const pending = jobs.filter(([name]) => !existsSync(out(name)));

@@ -4,10 +4,11 @@
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { publish, writeFileAtomic } from "./fixture-files.ts";
 import { generateCodecFixtures } from "./media-codecs.ts";
 
 const exec = promisify(execFile);
@@ -128,8 +129,12 @@ function animatedWebp(): Buffer {
   return Buffer.concat([riff, body]);
 }
 
+/** Runs ffmpeg; its output, the last argument, appears whole or not at all (fixture-files.ts). */
 async function ff(ffmpeg: string, args: string[]): Promise<void> {
-  await exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+  const output = args.at(-1)!;
+  await publish(output, (partial) =>
+    exec(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...args.slice(0, -1), partial]),
+  );
 }
 
 const AV_SOURCE = (seconds: number, size: string, rate = "30") => [
@@ -159,10 +164,10 @@ const H264 = [
 
 async function cut(from: string, to: string, fraction: number): Promise<void> {
   const bytes = await readFile(from);
-  await writeFile(to, bytes.subarray(0, Math.floor(bytes.length * fraction)));
+  await writeFileAtomic(to, bytes.subarray(0, Math.floor(bytes.length * fraction)));
 }
 
-/** Generates every fixture into `dir` (skipping those already there). */
+/** Generates every fixture into `dir` (skipping those already there), each written whole or not at all. */
 export async function generateFixtures(ffmpeg: string, dir: string): Promise<void> {
   const out = (name: string) => path.join(dir, name);
   const jobs: [string, () => Promise<void>][] = [
@@ -366,8 +371,11 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
           out(FIXTURES.photo12mp),
         ]),
     ],
-    [FIXTURES.bombPng, () => writeFile(out(FIXTURES.bombPng), bombPng())],
-    [FIXTURES.inflateBombPng, async () => writeFile(out(FIXTURES.inflateBombPng), await inflateBombPng())],
+    [FIXTURES.bombPng, () => writeFileAtomic(out(FIXTURES.bombPng), bombPng())],
+    [
+      FIXTURES.inflateBombPng,
+      async () => writeFileAtomic(out(FIXTURES.inflateBombPng), await inflateBombPng()),
+    ],
     [
       FIXTURES.hugeVideo,
       () =>
@@ -404,10 +412,11 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
           out(FIXTURES.fastVideo),
         ]),
     ],
-    [FIXTURES.animatedWebp, () => writeFile(out(FIXTURES.animatedWebp), animatedWebp())],
+    [FIXTURES.animatedWebp, () => writeFileAtomic(out(FIXTURES.animatedWebp), animatedWebp())],
     [
       FIXTURES.textAsMp4,
-      () => writeFile(out(FIXTURES.textAsMp4), "This is not a video, whatever its name says.\n".repeat(40)),
+      () =>
+        writeFileAtomic(out(FIXTURES.textAsMp4), "This is not a video, whatever its name says.\n".repeat(40)),
     ],
   ];
   const pending = jobs.filter(([name]) => !existsSync(out(name)));
@@ -426,7 +435,7 @@ export async function generateFixtures(ffmpeg: string, dir: string): Promise<voi
     const bytes = await readFile(out(FIXTURES.av));
     const entry = bytes.indexOf("avc1", bytes.indexOf("stsd"), "latin1");
     bytes.writeUInt16BE(400, entry + 4 + 24); // VisualSampleEntry width
-    await writeFile(out(FIXTURES.lyingIndex), bytes);
+    await writeFileAtomic(out(FIXTURES.lyingIndex), bytes);
   }
   await generateCodecFixtures(ffmpeg, dir);
 }

@@ -1,0 +1,103 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { newAccount, problem } from "../helpers/api";
+import { media, operate } from "../helpers/media";
+import { createTaskCall, terminal, waitForTask } from "../helpers/task-api";
+import { IMAGE_FIXTURES } from "./generated";
+
+/**
+ * Issue 40, item 4: a PNG whose IDAT inflates far past what its dimensions need (1 GiB of zeros behind an honest
+ * header) is refused on every path, fast and uncharged. The Worker refused it already when it decodes the
+ * image itself; as an image.watermark source or logo over 2.2 MP (the engine's job) and as video.watermark's
+ * logo the engine used to inflate all of it (200 after 10–30 s, charged). Each case sends the bomb, times the
+ * answer and reads the balance before and after.
+ */
+
+const SMALL_BOMB = media("inflate-bomb.png"); // 1×1: 4 bytes of image data, 1 GiB inflated
+const LARGE_BOMB = media(IMAGE_FIXTURES.inflateBombLarge); // 1600×1500: 7.2 MB of image data, 1 GiB inflated
+
+const balance = async (accountId: string) =>
+  (await env.DB.prepare("SELECT credits FROM accounts WHERE id = ?")
+    .bind(accountId)
+    .first<{ credits: number }>())!.credits;
+
+/** A case: the bomb's request, the honest request of the same path it is timed against, the detail expected. */
+type Case = [name: string, path: string, body: unknown, honest: unknown, detail: RegExp];
+
+const SYNC: Case[] = [
+  [
+    "image.watermark in the Worker: the bomb as the source",
+    "/v1/image/watermark",
+    { source_url: SMALL_BOMB, params: { text: "x" } },
+    { source_url: media("logo.png"), params: { text: "x" } },
+    /^The image is malformed: its compressed image data inflates beyond/,
+  ],
+  [
+    "image.watermark on the engine (over 2.2 MP): the bomb as the source",
+    "/v1/image/watermark",
+    { source_url: LARGE_BOMB, params: { text: "x" } },
+    { source_url: media("photo-3mp.jpg"), params: { text: "x" } },
+    /image is malformed: its compressed image data inflates beyond the 7201500 bytes/i,
+  ],
+  [
+    "image.watermark on the engine: a 2.4 MP bomb as the logo",
+    "/v1/image/watermark",
+    { source_url: media("photo-3mp.jpg"), params: { watermark_url: LARGE_BOMB } },
+    { source_url: media("photo-3mp.jpg"), params: { watermark_url: media("logo.png") } },
+    /watermark image is malformed: .*inflates beyond/i,
+  ],
+  [
+    "video.watermark: the bomb as the logo",
+    "/v1/video/watermark",
+    { source_url: media("short.mp4"), params: { watermark_url: SMALL_BOMB } },
+    { source_url: media("short.mp4"), params: { watermark_url: media("logo.png") } },
+    /watermark image is malformed: .*inflates beyond the 4 bytes/i,
+  ],
+];
+
+/**
+ * "Fast" is ≤ 1 s; this 2-core machine is shared with other test runs (load 20 and more), which stretches any
+ * request. So the bomb is also timed against an honest request of the same path made just before: it must be
+ * answered within 1 s or, on a machine too busy for that, no slower than the honest one. Before the fix the
+ * engine paths took over 30 s (the test's timeout).
+ */
+describe("the IDAT bomb, synchronously", () => {
+  it.each(SYNC)("%s: 415, fast, nothing charged", async (_, path, body, honest, detail) => {
+    const { key, accountId } = await newAccount({ credits: 10 });
+    let started = performance.now();
+    expect((await operate(path, key, honest)).status).toBe(200);
+    const control = performance.now() - started;
+    const before = await balance(accountId);
+    started = performance.now();
+    const response = await operate(path, key, body);
+    const elapsed = performance.now() - started;
+    const answer = await problem(response);
+    expect([response.status, answer.code]).toEqual([415, "CONTENT_TYPE_UNSUPPORTED"]);
+    expect(answer.detail).toMatch(detail);
+    expect(await balance(accountId)).toBe(before);
+    console.log(
+      `${path} bomb: 415 in ${elapsed.toFixed(0)} ms (an honest request: ${control.toFixed(0)} ms)`,
+    );
+    expect(elapsed).toBeLessThan(Math.max(1000, control));
+  });
+});
+
+describe("the IDAT bomb as a task's logo", () => {
+  it("video.watermark: the task fails with the 415, its reservation refunded", async () => {
+    const { key, accountId } = await newAccount({ credits: 10 });
+    const before = await balance(accountId);
+    const created = await createTaskCall(key, {
+      type: "video.watermark",
+      source_url: media("short.mp4"),
+      params: { watermark_url: SMALL_BOMB },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const started = performance.now();
+    const task = await waitForTask(key, id, terminal);
+    console.log(`task ${id}: ${task.status} in ${(performance.now() - started).toFixed(0)} ms`);
+    expect(task).toMatchObject({ status: "failed", error: { code: "CONTENT_TYPE_UNSUPPORTED" } });
+    expect(JSON.stringify(task.error)).toMatch(/inflates beyond the 4 bytes/);
+    expect(await balance(accountId)).toBe(before);
+  });
+});
