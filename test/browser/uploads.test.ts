@@ -20,8 +20,8 @@ import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, until } from "./support.ts";
  *    equals the file's. A page on a THIRD origin gets no CORS answer (the browser blocks it); a second upload
  *    through the spent URL is refused.
  *  - The console's Uploads page: a new customer uploads a file with the Dashboard, sees it listed, deletes it.
- * Ports (issue 37's helper range): the service 19000-19005, the customer's page 19010, the third origin
- * 19011, the cutting proxy 19012.
+ * Ports (issue 37's helper range): the service 19000-19005 (its inspector 19006), the customer's page 19010,
+ * the third origin 19011, the cutting proxy 19012.
  */
 
 const MiB = 1024 * 1024;
@@ -197,6 +197,8 @@ describe.skipIf(!existsSync(CHROMIUM))("uploads from browsers (Uppy) in headless
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
+    // `npm run dev` starts wrangler's inspector on PORT + 442 unless told: keep it in this test's range.
+    process.env.INSPECTOR_PORT = "19006";
     service = await startService(19_000);
     const created = await fetch(`${service.base}/admin/v1/accounts`, {
       method: "POST",

@@ -12,7 +12,7 @@ import { createUploads, P6ApiError, type Uploads, uploadDirect } from "../src/no
 
 /**
  * The client's upload helpers (tus-js-client's Node build underneath) against the real service, started like
- * `npm run dev` on its own ports and state (19030-19031; 19034-19035 to seed the state once per machine when
+ * `npm run dev` on its own ports and state (19030-19032; 19034-19036 to seed the state once per machine when
  * the browser tests have not): files of several MiB in small chunks, cut and resumed, from a Blob, bytes and
  * streams, through a direct upload URL; every upload read back with GET …/content and compared by sha256.
  */
@@ -35,9 +35,12 @@ async function stored(id: string) {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "p6-client-uploads-"));
+  // Wrangler's inspector (PORT + 442 unless told) in this test's range too, for the seeding start as well.
+  process.env.INSPECTOR_PORT = "19036";
   service = await startService({
     port: 19_030,
     enginePort: 19_031,
+    inspectorPort: 19_032,
     readyTimeoutMs: 600_000,
     stateTemplate: await seededStateTemplate(19_034),
   });
