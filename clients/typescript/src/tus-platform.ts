@@ -42,6 +42,7 @@ export type TusOptions = {
   fileReader?: TusFileReader;
   onShouldRetry: (error: TusError) => boolean;
   onProgress: ((sent: number, total: number) => void) | null;
+  onChunkComplete: () => void;
   onUploadUrlAvailable: () => void;
   onSuccess: () => void;
   onError: (error: TusError) => void;

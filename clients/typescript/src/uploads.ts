@@ -88,6 +88,8 @@ async function send(
   const name = options.filename ?? (typeof (source as File).name === "string" ? (source as File).name : "");
   const metadata = { ...options.metadata, ...(name ? { filename: name } : {}) };
   return new Promise<UploadResult>((resolve, reject) => {
+    let limited = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const upload = new platform.Upload(opened.file as never, {
       ...platform.defaults?.(),
       endpoint,
@@ -110,6 +112,10 @@ async function send(
       },
       ...(opened.fileReader ? { fileReader: opened.fileReader } : {}),
       onProgress: options.onProgress ?? null,
+      // `retry.maxRetries` counts 429s in a row: each PATCH the service takes starts the count again.
+      onChunkComplete: () => {
+        limited = 0;
+      },
       onUploadUrlAvailable: () => {
         if (upload.url) options.onUploadUrl?.(upload.url);
       },
@@ -133,8 +139,6 @@ async function send(
         reject(asApiError(error));
       },
     });
-    let limited = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       clearTimeout(timer);
       void upload.abort(false);

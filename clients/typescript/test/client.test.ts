@@ -250,6 +250,32 @@ describe("createUploads over a tus stand-in", () => {
     expect(seen[0]!.headers["upload-metadata"]).toBe(`filename ${btoa("a.bin")}`);
   });
 
+  it("counts 429s in a row: each PATCH the service takes starts maxRetries again", async () => {
+    const { seen, baseUrl } = await scripted([
+      (req, res) => tus(201, { Location: `http://${req.headers.host}/v1/uploads/${ID}` })(req, res),
+      limited("0"),
+      tus(200, { "Upload-Offset": "0", "Upload-Length": "6" }),
+      tus(204, { "Upload-Offset": "2" }),
+      limited("0"),
+      tus(200, { "Upload-Offset": "2", "Upload-Length": "6" }),
+      tus(204, { "Upload-Offset": "4" }),
+      tus(204, { "Upload-Offset": "6" }),
+    ]);
+    const uploads = createUploads({ baseUrl, apiKey: "p6_test:secret", retry: { maxRetries: 1 } });
+    const done = await uploads.upload(new Uint8Array(6), { chunkSize: 2 });
+    expect(done.id).toBe(ID);
+    expect(seen.map((r) => `${r.method} ${r.headers["upload-offset"] ?? ""}`.trim())).toEqual([
+      "POST",
+      "PATCH 0",
+      "HEAD",
+      "PATCH 0",
+      "PATCH 2",
+      "HEAD",
+      "PATCH 2",
+      "PATCH 4",
+    ]);
+  });
+
   it("gives up on a Retry-After past maxDelayMs with the service's problem as a P6ApiError", async () => {
     const { baseUrl } = await scripted([limited("3600")]);
     const uploads = createUploads({ baseUrl, apiKey: "p6_test:secret" });
