@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -31,12 +31,25 @@ describe("the upload routes' reference samples, run as shown", () => {
   let file: Buffer;
 
   /** bash runs the sample in the working directory: its output (stdout and stderr), and its exit status. */
+  // Run asynchronously: a blocked event loop misses the service closing an idle keep-alive socket, and the
+  // next fetch went out on the closed one ("other side closed").
   function curl(source: string, env: Record<string, string> = {}) {
-    const result = spawnSync("bash", ["-c", source], {
-      cwd: dir,
-      env: { ...process.env, P6_API_KEY: key, ...env },
-      encoding: "utf8",
-      timeout: 60_000,
+    return run("bash", ["-c", source], source, env);
+  }
+
+  async function run(command: string, args: string[], source: string, env: Record<string, string>) {
+    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        command,
+        args,
+        { cwd: dir, env: { ...process.env, P6_API_KEY: key, ...env }, encoding: "utf8", timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({
+            status: error ? (typeof error.code === "number" ? error.code : null) : 0,
+            stdout,
+            stderr,
+          }),
+      );
     });
     expect(result.status, `${source}\n${result.stdout}${result.stderr}`).toBe(0);
     return result.stdout;
@@ -45,14 +58,7 @@ describe("the upload routes' reference samples, run as shown", () => {
   /** Node runs the sample as sample.mts in the working directory; its stdout. */
   function node(source: string, env: Record<string, string> = {}) {
     writeFileSync(path.join(dir, "sample.mts"), source);
-    const result = spawnSync(process.execPath, ["sample.mts"], {
-      cwd: dir,
-      env: { ...process.env, P6_API_KEY: key, ...env },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(result.status, `${source}\n${result.stdout}${result.stderr}`).toBe(0);
-    return result.stdout;
+    return run(process.execPath, ["sample.mts"], source, env);
   }
 
   const api = (pathname: string, init: RequestInit = {}) =>
@@ -117,7 +123,7 @@ describe("the upload routes' reference samples, run as shown", () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "p6-upload-samples-"));
     const note = samples.get("createUpload")!.curl.split("\n")[0]!;
     const fetchCommand = /to try one: (curl .*)\)$/.exec(note)![1]!;
-    curl(fetchCommand);
+    await curl(fetchCommand);
     file = readFileSync(path.join(dir, "in.mp4"));
     expect(file.byteLength).toBeGreaterThan(100_000);
     // The package as a consumer imports it (its "node" entry), over the client's sources (Node strips their
@@ -159,15 +165,15 @@ describe("the upload routes' reference samples, run as shown", () => {
     }
   });
 
-  it("OPTIONS /v1/uploads: tus discovery", () => {
+  it("OPTIONS /v1/uploads: tus discovery", async () => {
     const { curl: shell, typescript } = samples.get("discoverUploads")!;
-    expect(curl(shell)).toMatch(/^tus-version: 1\.0\.0\r?$/im);
-    expect(node(typescript)).toMatch(/^Tus-Checksum-Algorithm sha1,sha256$/m);
+    expect(await curl(shell)).toMatch(/^tus-version: 1\.0\.0\r?$/im);
+    expect(await node(typescript)).toMatch(/^Tus-Checksum-Algorithm sha1,sha256$/m);
   });
 
   it("POST /v1/uploads: the file in the creation (curl) and through the client; the bytes stored are the file", async () => {
     const { curl: shell, typescript } = samples.get("createUpload")!;
-    const out = curl(shell);
+    const out = await curl(shell);
     expect(out).toMatch(/^HTTP\/1\.1 201/);
     const location = /^location: (\S+)\r?$/im.exec(out)![1]!;
     expect(location).toMatch(new RegExp(`^${service.base}/v1/uploads/${ID.source}$`));
@@ -177,7 +183,7 @@ describe("the upload routes' reference samples, run as shown", () => {
     };
     expect(filename.filename).toBe("in.mp4");
 
-    const printed = node(typescript).trim().split("\n");
+    const printed = (await node(typescript)).trim().split("\n");
     expect(printed.at(-2)).toBe(`${file.byteLength} of ${file.byteLength} bytes`);
     await storedIsTheFile(printed.at(-1)!);
   });
@@ -185,71 +191,71 @@ describe("the upload routes' reference samples, run as shown", () => {
   it("PATCH /v1/uploads/{id}: curl's creation then PATCH loop (one part as shown, three in 64 KiB), the client", async () => {
     const { curl: shell, typescript } = samples.get("patchUpload")!;
     for (const source of [shell, shell.replace("split -b 50M", "split -b 64K")]) {
-      const out = curl(source).trim();
+      const out = (await curl(source)).trim();
       const match = new RegExp(`^${service.base}/v1/uploads/(${ID.source}): (\\d+) bytes stored$`).exec(out);
       expect(match, out).not.toBeNull();
       expect(Number(match![2])).toBe(file.byteLength);
       await storedIsTheFile(match![1]!);
     }
     expect(shell.replace("split -b 50M", "split -b 64K")).not.toBe(shell);
-    const [id, url] = node(typescript).trim().split("\n").at(-1)!.split(" ");
+    const [id, url] = (await node(typescript)).trim().split("\n").at(-1)!.split(" ");
     expect(url).toBe(`${service.base}/v1/uploads/${id}`);
     await storedIsTheFile(id!);
   });
 
   it("GET, HEAD, GET …/content, the list and DELETE on $UPLOAD_ID", async () => {
-    const created = curl(samples.get("createUpload")!.curl);
+    const created = await curl(samples.get("createUpload")!.curl);
     const id = /^location: \S+\/(\S+?)\r?$/im.exec(created)![1]!;
     const env = { UPLOAD_ID: id };
 
     const get = samples.get("getUpload")!;
-    expect(JSON.parse(curl(get.curl, env))).toMatchObject({
+    expect(JSON.parse(await curl(get.curl, env))).toMatchObject({
       id,
       state: "complete",
       size_bytes: file.byteLength,
     });
-    expect(node(get.typescript, env)).toContain(`state: 'complete'`);
+    expect(await node(get.typescript, env)).toContain(`state: 'complete'`);
 
     const head = samples.get("headUpload")!;
-    expect(curl(head.curl, env)).toMatch(new RegExp(`^upload-offset: ${file.byteLength}\\r?$`, "im"));
-    expect(node(head.typescript, env).trim()).toBe(`${file.byteLength} of ${file.byteLength} bytes`);
+    expect(await curl(head.curl, env)).toMatch(new RegExp(`^upload-offset: ${file.byteLength}\\r?$`, "im"));
+    expect((await node(head.typescript, env)).trim()).toBe(`${file.byteLength} of ${file.byteLength} bytes`);
 
     const content = samples.get("downloadUpload")!;
-    expect(curl(content.curl, env).trim()).toBe(`${sha256(file)}  out.mp4`);
-    expect(node(content.typescript, env).trim()).toBe(sha256(file));
+    expect((await curl(content.curl, env)).trim()).toBe(`${sha256(file)}  out.mp4`);
+    expect((await node(content.typescript, env)).trim()).toBe(sha256(file));
 
     const list = samples.get("listUploads")!;
-    const page = JSON.parse(curl(list.curl)) as { results: { id: string }[] };
+    const page = JSON.parse(await curl(list.curl)) as { results: { id: string }[] };
     expect(page.results[0]!.id).toBe(id);
-    expect(node(list.typescript).split("\n")[0]).toBe(`${id} complete ${file.byteLength}`);
+    expect((await node(list.typescript)).split("\n")[0]).toBe(`${id} complete ${file.byteLength}`);
 
     const remove = samples.get("deleteUpload")!;
-    expect(curl(remove.curl, env)).toMatch(/^HTTP\/1\.1 204/);
+    expect(await curl(remove.curl, env)).toMatch(/^HTTP\/1\.1 204/);
     expect((await api(`/v1/uploads/${id}`)).status).toBe(404);
-    const another = /^location: \S+\/(\S+?)\r?$/im.exec(curl(samples.get("createUpload")!.curl))![1]!;
-    node(remove.typescript, { UPLOAD_ID: another });
+    const another = /^location: \S+\/(\S+?)\r?$/im.exec(await curl(samples.get("createUpload")!.curl))![1]!;
+    await node(remove.typescript, { UPLOAD_ID: another });
     expect((await api(`/v1/uploads/${another}`)).status).toBe(404);
   });
 
   it("POST /v1/uploads/direct mints a URL (curl and client) that takes the file with no key", async () => {
     const { curl: shell, typescript } = samples.get("createDirectUpload")!;
-    const minted = JSON.parse(curl(shell)) as { id: string; url: string };
+    const minted = JSON.parse(await curl(shell)) as { id: string; url: string };
     expect(minted.url).toContain(`/v1/direct-uploads/${minted.id}.`);
-    const [url, id] = node(typescript).trim().split(" ");
+    const [url, id] = (await node(typescript)).trim().split(" ");
     expect(url).toContain(`/v1/direct-uploads/${id}.`);
     for (const direct of [minted, { id: id!, url: url! }]) {
       const start = samples.get("startDirectUpload")!;
-      expect(curl(start.curl, { DIRECT_URL: direct.url, P6_API_KEY: "" })).toMatch(/^HTTP\/1\.1 201/);
+      expect(await curl(start.curl, { DIRECT_URL: direct.url, P6_API_KEY: "" })).toMatch(/^HTTP\/1\.1 201/);
       await storedIsTheFile(direct.id);
       // Once: the same command again is refused.
-      expect(curl(start.curl, { DIRECT_URL: direct.url, P6_API_KEY: "" })).toMatch(/^HTTP\/1\.1 409/);
+      expect(await curl(start.curl, { DIRECT_URL: direct.url, P6_API_KEY: "" })).toMatch(/^HTTP\/1\.1 409/);
     }
   });
 
   it("the direct URL's preflights answer its cors_origin", async () => {
     const { url } = await directUrl();
     for (const operation of ["discoverDirectUpload", "preflightDirectUpload"]) {
-      const out = curl(samples.get(operation)!.curl, { DIRECT_URL: url });
+      const out = await curl(samples.get(operation)!.curl, { DIRECT_URL: url });
       expect(out).toMatch(/^HTTP\/1\.1 204/);
       expect(out).toMatch(/^access-control-allow-origin: https:\/\/app\.example\r?$/im);
     }
@@ -263,7 +269,10 @@ describe("the upload routes' reference samples, run as shown", () => {
       "patchDirectUpload",
     ]) {
       const direct = await directUrl();
-      const printed = node(samples.get(operation)!.typescript, { DIRECT_URL: direct.url, P6_API_KEY: "" });
+      const printed = await node(samples.get(operation)!.typescript, {
+        DIRECT_URL: direct.url,
+        P6_API_KEY: "",
+      });
       expect(printed.trim().split("\n").at(-1)).toBe(direct.id);
       await storedIsTheFile(direct.id);
     }
@@ -272,7 +281,7 @@ describe("the upload routes' reference samples, run as shown", () => {
   it("PATCH and HEAD on a direct URL's upload: curl's creation and PATCH loop; HEAD mid-way; resume from it", async () => {
     const patch = samples.get("patchDirectUpload")!;
     const direct = await directUrl();
-    const out = curl(patch.curl.replace("split -b 50M", "split -b 64K"), {
+    const out = await curl(patch.curl.replace("split -b 50M", "split -b 64K"), {
       DIRECT_URL: direct.url,
       P6_API_KEY: "",
     });
@@ -293,8 +302,8 @@ describe("the upload routes' reference samples, run as shown", () => {
     expect(started.status).toBe(201);
     const head = samples.get("headDirectUpload")!;
     const env = { DIRECT_URL: half.url, P6_API_KEY: "" };
-    expect(curl(head.curl, env)).toMatch(/^upload-offset: 100000\r?$/im);
-    expect(node(head.typescript, env).trim()).toBe(half.id);
+    expect(await curl(head.curl, env)).toMatch(/^upload-offset: 100000\r?$/im);
+    expect((await node(head.typescript, env)).trim()).toBe(half.id);
     await storedIsTheFile(half.id);
   });
 });

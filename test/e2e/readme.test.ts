@@ -41,6 +41,7 @@ const EXPLAINED: [RegExp, string][] = [
     "the engine's `[engine]` lines",
   ],
   [/^\[engine\] request failed: /, "one per request it fails"],
+  [/^\[engine\] job \S+ [a-z.-]+ (?:ok \d+ms|failed [A-Z_]+: )/, "one per job, `job <id> <type> ok <ms>`"],
   [/^\[wrangler\]$/, ""],
   [/^\[wrangler\] ⛅️ wrangler \d|^\[wrangler\] ─+$/, "its banner"],
   [/^\[wrangler\] Using secrets defined in \.dev\.vars$/, "`Using secrets defined in .dev.vars`"],
@@ -59,6 +60,7 @@ const EXPLAINED: [RegExp, string][] = [
   [/^\[wrangler\] ⎔ Starting local server\.\.\.$/, "`⎔ Starting local server...`"],
   [/^\[wrangler\] \[wrangler:info\] Ready on http:\/\/127\.0\.0\.1:\d+$/, "`Ready on …`"],
   [/^\[wrangler\] \[wrangler:info\] [A-Z]+ \S+ \d{3} .*\(\d+ms\)$/, "a line per request"],
+  [/^\[wrangler\] \[wrangler:info\] QUEUE \S+ \d+\/\d+ \(\d+ms\)$/, "a line per queue batch"],
   [/^\[wrangler\] \{.*\}$/, "the Worker's own JSON log lines"],
   [
     /^(?:p6 media API is running on |media engine: |inspector: |Dev account |API key: |Webhook secret: |Admin CLI: |Console mail: |Try: curl )/,
