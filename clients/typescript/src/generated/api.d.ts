@@ -2150,6 +2150,26 @@ export interface components {
       /** @example 6 */
       total_credits: number;
     };
+    /** @description A probe's output file: its result fields and its type. */
+    ProbeFile: {
+      /** @description Codec of the first video stream (ffprobe's name). */
+      codec: string;
+      /** @description Duration in seconds, on a player's timeline. */
+      durationSec: number;
+      /** @description Frame rate as a reduced fraction, e.g. "30000/1001". */
+      fps: string;
+      /** @description The pixel format (or VP9 alpha_mode) carries alpha. */
+      hasAlpha: boolean;
+      /** @description Width of the output in pixels. */
+      width: number;
+      /** @description Height of the output in pixels. */
+      height: number;
+      /**
+       * @description The operation that made the file.
+       * @enum {string}
+       */
+      type: "video.probe";
+    };
   };
   responses: never;
   parameters: never;
@@ -2207,7 +2227,7 @@ export interface operations {
         created_to?: string;
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size, default 25, clamped to 1..100. */
+        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
         limit?: number;
       };
       header?: never;
@@ -4524,7 +4544,7 @@ export interface operations {
       query?: {
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size, default 25, clamped to 1..100. */
+        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
         limit?: number;
       };
       header?: never;
@@ -4632,7 +4652,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes. */
         "Upload-Length": string;
         /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
@@ -4655,7 +4675,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description The new upload's URL. */
           Location?: string;
           /** @description Bytes received and kept so far. */
@@ -5066,7 +5086,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         id: string;
@@ -5083,7 +5103,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           [name: string]: unknown;
         };
         content?: never;
@@ -5186,7 +5206,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         id: string;
@@ -5204,7 +5224,7 @@ export interface operations {
           /** @description `no-store`. */
           "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description The file's declared size. */
@@ -5215,7 +5235,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. No body (HEAD). */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5223,11 +5243,9 @@ export interface operations {
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5236,11 +5254,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5249,11 +5265,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_GONE: Gone. */
+      /** @description RESOURCE_GONE: Gone. No body (HEAD). */
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5262,11 +5276,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. No body (HEAD). */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5275,11 +5287,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. No body (HEAD). */
       429: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5289,11 +5299,9 @@ export interface operations {
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5302,9 +5310,7 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };
@@ -5313,7 +5319,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description Where these bytes start. */
         "Upload-Offset": string;
         /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
@@ -5338,7 +5344,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
@@ -5745,7 +5751,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes. */
         "Upload-Length": string;
         /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
@@ -5769,7 +5775,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description The new upload's URL. */
           Location?: string;
           /** @description Bytes received and kept so far. */
@@ -5978,7 +5984,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
@@ -5995,7 +6001,7 @@ export interface operations {
           /** @description `no-store`. */
           "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description The file's declared size. */
@@ -6010,60 +6016,50 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_GONE: Gone. */
+      /** @description RESOURCE_GONE: Gone. No body (HEAD). */
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. No body (HEAD). */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };
@@ -6072,7 +6068,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description Where these bytes start. */
         "Upload-Offset": string;
         /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
@@ -6096,7 +6092,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
@@ -6478,7 +6474,7 @@ export interface operations {
           "audio/3gpp": string;
           "audio/aiff": string;
           "audio/x-caf": string;
-          "application/json": string;
+          "application/json": components["schemas"]["ProbeFile"];
         };
       };
       /** @description The requested byte range. */
@@ -6516,7 +6512,7 @@ export interface operations {
           "audio/3gpp": string;
           "audio/aiff": string;
           "audio/x-caf": string;
-          "application/json": string;
+          "application/json": components["schemas"]["ProbeFile"];
         };
       };
       /** @description Not modified: If-None-Match matched the ETag. */
@@ -6668,67 +6664,55 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. No body (HEAD). */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. No body (HEAD). */
       405: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. */
+      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. No body (HEAD). */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Content-Range": components["headers"]["Content-Range"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };
