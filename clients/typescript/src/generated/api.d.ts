@@ -989,7 +989,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["ImageWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     ImageWatermarkParams: {
       /**
        * Format: uri
@@ -1068,7 +1077,23 @@ export interface components {
        * @example 85
        */
       quality?: number;
-    };
+    } & (
+      | {
+          watermark_url: unknown;
+          watermark_upload_id?: never;
+          text?: never;
+        }
+      | {
+          watermark_upload_id: unknown;
+          watermark_url?: never;
+          text?: never;
+        }
+      | {
+          text: unknown;
+          watermark_url?: never;
+          watermark_upload_id?: never;
+        }
+    );
     /** @description An outline around the glyphs, for legibility on busy backgrounds. */
     TextStroke: {
       /**
@@ -1134,7 +1159,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoWatermarkParams: {
       /**
        * Format: uri
@@ -1207,7 +1241,36 @@ export interface components {
       start?: number;
       /** @description Second at which it disappears; default the end. */
       end?: number;
-    };
+    } & (
+      | {
+          watermark_url: unknown;
+          watermark_upload_id?: never;
+          text?: never;
+          font_size?: never;
+          color?: never;
+          font_family?: never;
+          font_weight?: never;
+          stroke?: never;
+          shadow?: never;
+        }
+      | {
+          watermark_upload_id: unknown;
+          watermark_url?: never;
+          text?: never;
+          font_size?: never;
+          color?: never;
+          font_family?: never;
+          font_weight?: never;
+          stroke?: never;
+          shadow?: never;
+        }
+      | {
+          text: unknown;
+          watermark_url?: never;
+          watermark_upload_id?: never;
+          scale?: never;
+        }
+    );
     /** @description A task of type video.extract-cover (1 credit); params as POST /v1/video/extract-cover takes them. */
     CreateVideoExtractCoverTask: {
       /**
@@ -1240,7 +1303,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractCoverParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoExtractCoverParams: {
       /** @description Second of the frame; default 1 s, or the middle of videos shorter than 2 s. */
       time?: number;
@@ -1288,7 +1360,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoTrimParams: {
       /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
       start: number;
@@ -1301,7 +1382,16 @@ export interface components {
        * @enum {string}
        */
       mode?: "accurate" | "fast";
-    };
+    } & (
+      | {
+          end: unknown;
+          duration?: never;
+        }
+      | {
+          duration: unknown;
+          end?: never;
+        }
+    );
     /** @description A task of type audio.trim (1 credit); params as POST /v1/audio/trim takes them. */
     CreateAudioTrimTask: {
       /**
@@ -1334,7 +1424,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["AudioTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     AudioTrimParams: {
       /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
       start: number;
@@ -1342,7 +1441,16 @@ export interface components {
       end?: number;
       /** @description Length in seconds; or give end. */
       duration?: number;
-    };
+    } & (
+      | {
+          end: unknown;
+          duration?: never;
+        }
+      | {
+          duration: unknown;
+          end?: never;
+        }
+    );
     /** @description A task of type video.extract-audio (2 credits); params as POST /v1/video/extract-audio takes them. */
     CreateVideoExtractAudioTask: {
       /**
@@ -1375,7 +1483,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractAudioParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoExtractAudioParams: {
       /**
        * @description Default mp3; original copies the stream.
@@ -1424,7 +1541,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoProbeParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoProbeParams: Record<string, never>;
     /**
      * @description A pipeline: 1 to 10 steps, each any operation, reading the task's source or an earlier step's output (`use`), run as one job on one fetch of the source. Costs the sum of its steps' costs, reserved at creation; a task that fails or is canceled is charged only for the steps that succeeded.
@@ -1505,39 +1631,160 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["PipelineParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     PipelineParams: {
       /** @description 1 to 10 steps, run in order. */
       steps: components["schemas"]["PipelineStep"][];
     };
-    PipelineStep: {
+    PipelineStep:
+      | components["schemas"]["ImageWatermarkStep"]
+      | components["schemas"]["VideoWatermarkStep"]
+      | components["schemas"]["VideoExtractCoverStep"]
+      | components["schemas"]["VideoTrimStep"]
+      | components["schemas"]["AudioTrimStep"]
+      | components["schemas"]["VideoExtractAudioStep"]
+      | components["schemas"]["VideoProbeStep"];
+    /** @description A image.watermark step (1 credit); params as POST /v1/image/watermark takes them. */
+    ImageWatermarkStep: {
       /**
        * @description Unique within the pipeline; outputs carry it as `step`.
        * @example clip
        */
       name: string;
       /**
-       * @description The operation.
-       * @example video.trim
+       * @description Watermark an image (enum property replaced by openapi-typescript)
        * @enum {string}
        */
-      type:
-        | "image.watermark"
-        | "video.watermark"
-        | "video.extract-cover"
-        | "video.trim"
-        | "audio.trim"
-        | "video.extract-audio"
-        | "video.probe";
+      type: "image.watermark";
       /**
        * @description An earlier step whose output this step reads; default the task's source.
        * @example clip
        */
       use?: string;
-      /** @description The operation's params, exactly those of its synchronous route. */
-      params?: {
-        [key: string]: unknown;
-      };
+      params: components["schemas"]["ImageWatermarkParams"];
+    };
+    /** @description A video.watermark step (5 credits); params as POST /v1/video/watermark takes them. */
+    VideoWatermarkStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Watermark a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.watermark";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["VideoWatermarkParams"];
+    };
+    /** @description A video.extract-cover step (1 credit); params as POST /v1/video/extract-cover takes them. */
+    VideoExtractCoverStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Extract a cover image from a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-cover";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoExtractCoverParams"];
+    };
+    /** @description A video.trim step (2 credits); params as POST /v1/video/trim takes them. */
+    VideoTrimStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Trim a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.trim";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["VideoTrimParams"];
+    };
+    /** @description A audio.trim step (1 credit); params as POST /v1/audio/trim takes them. */
+    AudioTrimStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Trim audio (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "audio.trim";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["AudioTrimParams"];
+    };
+    /** @description A video.extract-audio step (2 credits); params as POST /v1/video/extract-audio takes them. */
+    VideoExtractAudioStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Extract the audio track of a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-audio";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoExtractAudioParams"];
+    };
+    /** @description A video.probe step (1 credit); params as POST /v1/video/probe takes them. */
+    VideoProbeStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Probe a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.probe";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoProbeParams"];
     };
     TaskList: {
       has_next: boolean;
@@ -1611,7 +1858,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["ImageWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1680,7 +1936,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["VideoWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1746,7 +2011,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractCoverParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1824,7 +2098,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["VideoTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1895,7 +2178,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["AudioTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1957,7 +2249,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractAudioParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -2010,7 +2311,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoProbeParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     DirectUpload: {
       /**
        * @description The id the upload has (pending until the browser creates it): GET /v1/uploads/{id} follows it, and once complete it is a `source_upload_id`.
