@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor } from "./cursor";
 
 export const DEFAULT_PAGE_SIZE = 25;
 
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 const LIMIT_RANGE = `Must be an integer from 1 to ${MAX_PAGE_SIZE}.`;
 
 /**

@@ -78,7 +78,7 @@ async function documents(): Promise<Documents> {
 let documentsId: Promise<string> | undefined;
 
 /** The validator's id of the served documents (sent once per workerd: they are the same for every file). */
-export function validatorDocuments(): Promise<string> {
+function validatorDocuments(): Promise<string> {
   documentsId ??= (async () => {
     const response = await fetch(`${inject("answersUrl")}/documents`, {
       method: "POST",

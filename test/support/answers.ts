@@ -109,7 +109,7 @@ function headerValue(schema: unknown, value: string): unknown {
   return value;
 }
 
-export class AnswerChecker {
+class AnswerChecker {
   private readonly documents = new Map<string, { public: CompiledDocument; admin: CompiledDocument }>();
   private readonly ajv: Ajv2020;
 

@@ -8,7 +8,7 @@
  * properties, so a generated client refuses both fields and neither at compile time.
  */
 
-export type OneOfBranch = {
+type OneOfBranch = {
   /** What the branch is, as a reader picks it ("Logo by URL"). */
   title: string;
   /** The field this branch requires (and every other branch forbids). */
