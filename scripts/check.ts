@@ -1,7 +1,7 @@
 /**
  * npm run check: everything that must hold before a commit lands, in order:
- * generated Env types up to date, no deep import across the Worker/engine seam (scripts/check-seam.ts), type check (Worker, Node scripts and tests, client, engine), the client's
- * generated types current, lint/format, and a wrangler deploy --dry-run build.
+ * generated Env types up to date, no deep import across the Worker/engine seam (scripts/check-seam.ts), type check (Worker, Node scripts and tests, client, engine, the console's browser scripts), the client's
+ * generated types and the console's browser bundles current, lint/format, and a wrangler deploy --dry-run build.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -21,6 +21,12 @@ const steps: [string, string, string[]][] = [
   ["type check: Worker and its tests", bin("tsc"), ["-p", "tsconfig.json"]],
   ["type check: scripts, bench, e2e", bin("tsc"), ["-p", "tsconfig.node.json"]],
   ["type check: TypeScript client", bin("tsc"), ["-p", "clients/typescript/tsconfig.json"]],
+  ["type check: the console's browser scripts", bin("tsc"), ["-p", "src/console/browser/tsconfig.json"]],
+  [
+    "the console's browser bundles built from the current sources (npm run console:build)",
+    process.execPath,
+    ["scripts/build-console-assets.ts", "--check"],
+  ],
   [
     "TypeScript client generated from the current OpenAPI document",
     process.execPath,

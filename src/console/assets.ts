@@ -5,8 +5,11 @@ import WEBAUTHN_BROWSER from "../../node_modules/@simplewebauthn/browser/dist/bu
 import ALTCHA_STYLE from "../../node_modules/altcha/dist/external/altcha.css";
 import ALTCHA_WIDGET from "../../node_modules/altcha/dist/external/altcha.min.js";
 import ALTCHA_PBKDF2_WORKER from "../../node_modules/altcha/dist/workers/pbkdf2.js";
+import UPLOADS_PAGE from "./bundled/uploads-page.bundle.js";
+import UPPY_STYLES from "./bundled/uppy.bundle.css";
+import UPPY from "./bundled/uppy.bundle.js";
 import type { ConsoleEnv } from "./context";
-import { consolePaths } from "./paths";
+import { CONSOLE, consolePaths } from "./paths";
 
 /**
  * Runs a passkey ceremony for each `form[data-webauthn]` when it is submitted: the options come from the form's
@@ -42,16 +45,32 @@ document.querySelectorAll("form[data-webauthn]").forEach(function (form) {
  */
 export const ALTCHA_SCRIPT = `globalThis.$altcha.algorithms.set("PBKDF2/SHA-256", () => new Worker(${JSON.stringify(consolePaths.altchaWorker)}));`;
 
-const ASSETS: [path: string, body: string, type: string][] = [
-  ["/assets/webauthn.js", WEBAUTHN_BROWSER, "text/javascript; charset=utf-8"],
-  ["/assets/altcha.js", ALTCHA_WIDGET, "text/javascript; charset=utf-8"],
-  ["/assets/altcha.css", ALTCHA_STYLE, "text/css; charset=utf-8"],
-  ["/assets/altcha-pbkdf2.js", ALTCHA_PBKDF2_WORKER, "text/javascript; charset=utf-8"],
+const SCRIPT = "text/javascript; charset=utf-8";
+const STYLE = "text/css; charset=utf-8";
+
+/**
+ * The browser files the console serves itself (no CDN), to anyone: the passkey library, the ALTCHA widget with
+ * its stylesheet and worker, and Uppy with its stylesheet and the Uploads page's script (src/console/bundled,
+ * `npm run console:build`). Uppy's files may be loaded by a customer's own page too: they are the same library
+ * as Uppy's CDN build.
+ */
+const FILES: [path: string, body: string, type: string][] = [
+  [consolePaths.webauthnScript, WEBAUTHN_BROWSER, SCRIPT],
+  [consolePaths.altchaScript, ALTCHA_WIDGET, SCRIPT],
+  [consolePaths.altchaStyle, ALTCHA_STYLE, STYLE],
+  [consolePaths.altchaWorker, ALTCHA_PBKDF2_WORKER, SCRIPT],
+  [consolePaths.uppyScript, UPPY, SCRIPT],
+  [consolePaths.uppyStyles, UPPY_STYLES, STYLE],
+  [consolePaths.uploadsScript, UPLOADS_PAGE, SCRIPT],
 ];
 
+/** The console's paths of the files above, which need no session. */
+export const ASSET_PATHS: readonly string[] = FILES.map(([path]) => path);
+
 export function registerAssets(app: Hono<ConsoleEnv>) {
-  for (const [path, body, type] of ASSETS)
-    app.get(path, (c) =>
+  for (const [path, body, type] of FILES) {
+    app.get(path.slice(CONSOLE.length), (c) =>
       c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=86400" }),
     );
+  }
 }

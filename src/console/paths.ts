@@ -33,6 +33,12 @@ export const consolePaths = {
   altchaStyle: `${CONSOLE}/assets/altcha.css`,
   altchaWorker: `${CONSOLE}/assets/altcha-pbkdf2.js`,
   passwordStrength: `${CONSOLE}/password-strength`,
+  uploads: `${CONSOLE}/uploads`,
+  grantUpload: `${CONSOLE}/uploads/direct`,
+  deleteUpload: (uploadId: string) => `${CONSOLE}/uploads/${uploadId}/delete`,
+  uppyScript: `${CONSOLE}/assets/uppy.js`,
+  uppyStyles: `${CONSOLE}/assets/uppy.css`,
+  uploadsScript: `${CONSOLE}/assets/uploads-page.js`,
 };
 
 /** Where to go after signing in: only a console path of this origin, never an open redirect. */

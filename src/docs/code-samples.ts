@@ -1,6 +1,7 @@
 import { curlExample, type RequestExample } from "./curl.ts";
 import { type Document, METHODS, type Operation, type Parameter, resolveRef } from "./openapi.ts";
 import { exampleOf } from "./schema.ts";
+import { uploadSamples } from "./upload-samples.ts";
 
 /** One entry of an operation's `x-codeSamples` (read by the reference's renderer, and by Redoc alike). */
 export type CodeSample = { lang: string; label: string; source: string };
@@ -101,45 +102,22 @@ export function typescriptExample(origin: string, request: RequestExample): stri
 }
 
 /**
- * A whole upload with tus-js-client (what the TypeScript samples of the tus routes show instead of the
- * client's typed calls, which cannot stream a file's bytes): resumable, the key in the Authorization header.
- */
-export function tusExample(origin: string): string {
-  return [
-    `import { readFile } from "node:fs/promises";`,
-    `import * as tus from "tus-js-client";`,
-    "",
-    `const file = await readFile("in.mp4");`,
-    "const upload = new tus.Upload(file, {",
-    `  endpoint: ${JSON.stringify(`${origin}/v1/uploads`)},`,
-    '  headers: { Authorization: "Bearer " + process.env.P6_API_KEY },',
-    `  metadata: { filename: "in.mp4" },`,
-    "  chunkSize: 50 * 1024 * 1024,",
-    "  onSuccess: () => console.log(upload.url), // then: source_upload_id = the last part of this URL",
-    "  onError: (error) => console.error(error),",
-    "});",
-    "upload.start();",
-  ].join("\n");
-}
-
-/**
  * Puts `x-codeSamples` on every operation of the document (in place): curl, then the TypeScript client, for
- * the instance at `origin`. The key is read from $P6_API_KEY in both.
+ * the instance at `origin`. The key is read from $P6_API_KEY in both. The upload routes' come from
+ * upload-samples.ts.
  */
 export function addCodeSamples(doc: Document, origin: string) {
+  const uploads = uploadSamples(origin);
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!item) continue;
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const request = requestOf(doc, origin, path, method, operation);
-      // The tus routes: OPTIONS is discovery and PATCH carries bytes, which a resumable client sends.
-      const tusBytes = method === "options" || request.file !== undefined;
-      const samples: CodeSample[] = [
+      // The upload routes (tus): written out, as a tus request depends on the file and on the request before it.
+      const samples: CodeSample[] = uploads[operation.operationId ?? ""] ?? [
         { lang: "Shell", label: "curl", source: curlExample(origin, request) },
-        tusBytes
-          ? { lang: "TypeScript", label: "tus-js-client", source: tusExample(origin) }
-          : { lang: "TypeScript", label: "TypeScript client", source: typescriptExample(origin, request) },
+        { lang: "TypeScript", label: "TypeScript client", source: typescriptExample(origin, request) },
       ];
       (operation as Operation & { "x-codeSamples"?: CodeSample[] })["x-codeSamples"] = samples;
     }

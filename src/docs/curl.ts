@@ -25,9 +25,10 @@ export function curlExample(baseUrl: string, request: RequestExample): string {
     Object.entries(request.query).map(([name, value]) => [name, String(value)]),
   );
   const url = `${baseUrl}${path}${query.size > 0 ? `?${query}` : ""}`;
-  const lines = [
-    `curl ${request.method === "get" ? "" : `-X ${request.method.toUpperCase()} `}${shellQuote(url)}`,
-  ];
+  // HEAD as `-I`: with `-X HEAD` curl waits for the body the answer's Content-Length announces, and hangs.
+  const method =
+    request.method === "get" ? "" : request.method === "head" ? "-I " : `-X ${request.method.toUpperCase()} `;
+  const lines = [`curl ${method}${shellQuote(url)}`];
   if (request.authenticated) lines.push(`-H "Authorization: Bearer $P6_API_KEY"`);
   for (const [name, value] of Object.entries(request.headers))
     lines.push(`-H ${shellQuote(`${headerName(name)}: ${value}`)}`);

@@ -34,6 +34,14 @@ Their \`source_url\` is a small sample this service serves itself (\`${origin}/d
 Replace it with your media's public URL. Synchronous operations carry an \`Idempotency-Key\`: the curl sample
 names one per operation (a repeat replays the stored result), the client sends a fresh one per call.
 
+The TypeScript samples are ES modules with top-level await: save one as \`sample.mts\` in a project where
+\`@p6/media-client\` is installed and run it with Node 22.18 or later (\`node sample.mts\`: Node strips the
+types itself). The upload samples send the file \`in.mp4\` from the working directory (to try one:
+\`curl -sSo in.mp4 ${origin}/docs/samples/sample.mp4\`) and name an upload by \`$UPLOAD_ID\` (the end of the
+Location its creation answered) or a direct upload URL by \`$DIRECT_URL\` (the \`url\` that
+\`POST /v1/uploads/direct\` answered). Their curl PATCH samples read the answer's headers with \`-w
+'%header{…}'\` (curl 7.84 or later).
+
 ## Authentication
 
 Every \`/v1\` request carries \`Authorization: Bearer p6_<key_id>:<secret>\`. Bearer is the only scheme. Keys

@@ -171,7 +171,8 @@ describe("EXIF orientation of PNG (eXIf) and WebP (EXIF chunk)", () => {
           width: 400,
           height: 300,
           orientation: o,
-          alpha: false,
+          // jSquash writes every PNG as RGBA (colour type 6): an alpha channel, though opaque.
+          alpha: format === "png",
           animated: false,
         });
       }

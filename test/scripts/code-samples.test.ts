@@ -10,8 +10,9 @@ const root = path.resolve(import.meta.dirname, "../..");
 const clientDir = path.join(root, "clients/typescript");
 
 /**
- * Every TypeScript sample /docs shows, compiled with tsc against the client in clients/typescript: a sample
- * that names a path, parameter or body field the client does not have fails here, not in a reader's editor.
+ * Every TypeScript sample /docs shows (the client's typed calls, its upload helpers, plain fetch), compiled with
+ * tsc against the client in clients/typescript: a sample that names a path, parameter, body field or option the
+ * client does not have fails here, not in a reader's editor.
  */
 describe("the reference's TypeScript-client samples", () => {
   it("type-check against @p6/media-client", async () => {
@@ -19,8 +20,8 @@ describe("the reference's TypeScript-client samples", () => {
     const samples = Object.values(doc.paths ?? {}).flatMap((item) =>
       Object.values(item ?? {}).flatMap((operation) =>
         (
-          (operation as { "x-codeSamples"?: { label: string; source: string }[] })["x-codeSamples"] ?? []
-        ).filter((sample) => sample.label === "TypeScript client"),
+          (operation as { "x-codeSamples"?: { lang: string; source: string }[] })["x-codeSamples"] ?? []
+        ).filter((sample) => sample.lang === "TypeScript"),
       ),
     );
     expect(samples.length).toBeGreaterThan(10);

@@ -52,8 +52,9 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
           setup(b) {
             b.onResolve(
               {
+                // The console's browser bundles (Text modules in wrangler.toml) play no part in the document.
                 filter:
-                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png)(\?module)?$|\/altcha\/dist\//,
+                  /^cloudflare:(workers|sockets)$|^@cloudflare\/containers$|\.(wasm|ttf|mp4|png|bundle\.js|bundle\.css)(\?module)?$|\/altcha\/dist\//,
               },
               (a) => ({
                 path: a.path,

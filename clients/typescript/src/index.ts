@@ -1,14 +1,10 @@
-export { type ClientPaths, createP6Client, type P6Client, type P6ClientOptions } from "./client.ts";
-export type { components, operations, paths } from "./generated/api.js";
-export { type RetryOptions, retryAfterMs, retryingFetch } from "./retry.ts";
-export {
-  type CreatePipelineTask,
-  P6ApiError,
-  type Problem,
-  type Task,
-  type TaskOutput,
-  type TaskStep,
-  type WaitOptions,
-  waitForTask,
-} from "./tasks.ts";
-export { verifyWebhook, type WebhookEvent } from "./webhooks.ts";
+// The package for browsers, bundlers and Workers (package.json "exports" default); runtimes matching the "node"
+// export condition (Node) take node.ts.
+import { browserTus } from "./tus-browser.ts";
+import { type CreateUploads, type UploadDirect, uploadsFor } from "./uploads.ts";
+
+export * from "./common.ts";
+
+const uploads = uploadsFor(browserTus);
+export const createUploads: CreateUploads = uploads.createUploads;
+export const uploadDirect: UploadDirect = uploads.uploadDirect;

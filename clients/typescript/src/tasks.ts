@@ -17,8 +17,8 @@ export class P6ApiError extends Error {
   readonly status: number;
   readonly problem: Problem;
 
-  constructor(status: number, problem: Problem) {
-    super(`${status} ${problem.code}: ${problem.detail ?? problem.title}`);
+  constructor(status: number, problem: Problem, options?: ErrorOptions) {
+    super(`${status} ${problem.code}: ${problem.detail ?? problem.title}`, options);
     this.name = "P6ApiError";
     this.status = status;
     this.problem = problem;

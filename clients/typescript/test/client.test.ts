@@ -3,7 +3,15 @@ import type { AddressInfo } from "node:net";
 import createClient from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createP6Client, type paths, retryAfterMs, verifyWebhook, waitForTask } from "../src/index.ts";
+import {
+  createP6Client,
+  createUploads,
+  P6ApiError,
+  type paths,
+  retryAfterMs,
+  verifyWebhook,
+  waitForTask,
+} from "../src/node.ts";
 
 /** A loopback server scripted per test: each request gets the next answer (the last one repeats). */
 async function scripted(answers: ((req: IncomingMessage, res: ServerResponse) => void)[]) {
@@ -205,5 +213,74 @@ describe("verifyWebhook", () => {
       verifyWebhook(`whsec_${Buffer.from("x".repeat(32)).toString("base64")}`, body, signed(now)),
     ).toThrow();
     expect(() => verifyWebhook(secret, body, signed(old))).toThrow();
+  });
+});
+
+describe("createUploads over a tus stand-in", () => {
+  const ID = "01JD5Z8X4QK3M7R2T9V6W1Y0AB";
+  const tus =
+    (status: number, headers: Record<string, string> = {}, body = "") =>
+    (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(status, { "Tus-Resumable": "1.0.0", ...headers }).end(body);
+    };
+  const limited = (retryAfter: string) =>
+    tus(
+      429,
+      { "Retry-After": retryAfter, "Content-Type": "application/problem+json" },
+      JSON.stringify(problem(429, "RATE_LIMIT_EXCEEDED")),
+    );
+
+  it("waits out a 429's Retry-After, asks the offset and goes on from there", async () => {
+    const { seen, baseUrl } = await scripted([
+      (req, res) => tus(201, { Location: `http://${req.headers.host}/v1/uploads/${ID}` })(req, res),
+      limited("0"),
+      tus(200, { "Upload-Offset": "2", "Upload-Length": "5" }),
+      tus(204, { "Upload-Offset": "5" }),
+    ]);
+    const uploads = createUploads({ baseUrl, apiKey: "p6_test:secret" });
+    const done = await uploads.upload(new Uint8Array([1, 2, 3, 4, 5]), { filename: "a.bin" });
+    expect(done).toEqual({ id: ID, url: `${baseUrl}/v1/uploads/${ID}` });
+    expect(seen.map((r) => `${r.method} ${r.headers["upload-offset"] ?? ""}`.trim())).toEqual([
+      "POST",
+      "PATCH 0",
+      "HEAD",
+      "PATCH 2",
+    ]);
+    expect(seen[0]!.headers.authorization).toBe("Bearer p6_test:secret");
+    expect(seen[0]!.headers["upload-metadata"]).toBe(`filename ${btoa("a.bin")}`);
+  });
+
+  it("counts 429s in a row: each PATCH the service takes starts maxRetries again", async () => {
+    const { seen, baseUrl } = await scripted([
+      (req, res) => tus(201, { Location: `http://${req.headers.host}/v1/uploads/${ID}` })(req, res),
+      limited("0"),
+      tus(200, { "Upload-Offset": "0", "Upload-Length": "6" }),
+      tus(204, { "Upload-Offset": "2" }),
+      limited("0"),
+      tus(200, { "Upload-Offset": "2", "Upload-Length": "6" }),
+      tus(204, { "Upload-Offset": "4" }),
+      tus(204, { "Upload-Offset": "6" }),
+    ]);
+    const uploads = createUploads({ baseUrl, apiKey: "p6_test:secret", retry: { maxRetries: 1 } });
+    const done = await uploads.upload(new Uint8Array(6), { chunkSize: 2 });
+    expect(done.id).toBe(ID);
+    expect(seen.map((r) => `${r.method} ${r.headers["upload-offset"] ?? ""}`.trim())).toEqual([
+      "POST",
+      "PATCH 0",
+      "HEAD",
+      "PATCH 0",
+      "PATCH 2",
+      "HEAD",
+      "PATCH 2",
+      "PATCH 4",
+    ]);
+  });
+
+  it("gives up on a Retry-After past maxDelayMs with the service's problem as a P6ApiError", async () => {
+    const { baseUrl } = await scripted([limited("3600")]);
+    const uploads = createUploads({ baseUrl, apiKey: "p6_test:secret" });
+    const error = await uploads.upload(new Uint8Array([1])).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(P6ApiError);
+    expect((error as P6ApiError).problem.code).toBe("RATE_LIMIT_EXCEEDED");
   });
 });

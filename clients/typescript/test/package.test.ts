@@ -3,7 +3,8 @@
  * into an empty folder with its dependencies (packed from the repository's node_modules, installed offline),
  * then used from there: on every Node found on PATH (Debian's Node 20 here), the Node 22 running the tests and
  * a Node 24 (installed once from the npm registry into .tools/node24),
- * type-checked as a consumer's TypeScript project, bundled for a browser and for a Worker (then run in workerd).
+ * type-checked as a consumer's TypeScript project, bundled for a browser and for a Worker (then run in workerd);
+ * an upload to a stand-in tus endpoint on every Node and in workerd.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -114,10 +115,18 @@ afterAll(() => {
 describe("the packed client", { timeout: 60_000 }, () => {
   it("holds the built JavaScript and declarations, not the sources", () => {
     const listing = execFileSync("tar", ["-tzf", path.join(dir, tarball)], { encoding: "utf8" });
-    expect(listing.split("\n").filter(Boolean).sort()).toEqual([
+    // Two entries (index: browsers, bundlers, Workers; node: the "node" condition) and the chunk they share.
+    const files = listing.split("\n").filter(Boolean).sort();
+    expect(
+      files.map((f) => f.replace(/-[\w-]{8}\.d\.ts$/, "-*.d.ts").replace(/-[\w-]{8}\.js$/, "-*.js")),
+    ).toEqual([
       "package/README.md",
+      "package/dist/common-*.d.ts",
       "package/dist/index.d.ts",
       "package/dist/index.js",
+      "package/dist/node.d.ts",
+      "package/dist/node.js",
+      "package/dist/webhooks-*.js",
       "package/package.json",
     ]);
   });
@@ -176,17 +185,33 @@ describe("the packed client", { timeout: 60_000 }, () => {
       });
       expect(result.errors).toEqual([]);
       const code = result.outputFiles[0]!.text;
-      expect(code).not.toMatch(/from ["']node:|require\(["'](node:)?(crypto|buffer|http)["']\)/);
+      expect(code).not.toMatch(/from ["']node:|require\(["'](node:)?(crypto|buffer|http|stream|fs)["']\)/);
       expect(code).toContain("verifyWebhook");
+      // tus-js-client's browser build (XMLHttpRequest), and the fetch stack for runtimes without it.
+      expect(code).toContain("new XMLHttpRequest");
+      expect(code).toContain("FetchHttpStack");
     }
   });
 
   it("runs in a Worker (bundled like wrangler, in workerd)", async () => {
+    const UPLOAD = "/v1/uploads/01JD5Z8X4QK3M7R2T9V6W1Y0AC";
+    const patches: number[] = [];
     const api = createServer((req, res) => {
-      req.resume();
+      let bytes = 0;
+      req.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
       req.on("end", () => {
-        res.writeHead(200, { "Content-Type": "application/json" });
-        res.end(JSON.stringify({ id: "r1", key: req.headers["idempotency-key"] }));
+        if (req.method === "POST" && req.url === "/v1/uploads") {
+          res.writeHead(201, { "Tus-Resumable": "1.0.0", Location: UPLOAD }).end();
+        } else if (req.method === "PATCH" && req.url === UPLOAD) {
+          patches.push(bytes);
+          const offset = Number(req.headers["upload-offset"]) + bytes;
+          res.writeHead(204, { "Tus-Resumable": "1.0.0", "Upload-Offset": String(offset) }).end();
+        } else {
+          res.writeHead(200, { "Content-Type": "application/json" });
+          res.end(JSON.stringify({ id: "r1", key: req.headers["idempotency-key"] }));
+        }
       });
     });
     await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
@@ -219,6 +244,8 @@ describe("the packed client", { timeout: 60_000 }, () => {
         event: "completed",
         task: { id: "t1" },
       });
+      expect((answer as { upload: unknown }).upload).toMatchObject({ id: UPLOAD.split("/").pop() });
+      expect(patches).toEqual([40_000, 40_000, 20_000]);
     } finally {
       await mf.dispose();
       api.close();

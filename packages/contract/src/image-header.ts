@@ -122,7 +122,7 @@ type Parsed = ImageHeader | typeof MORE | null;
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-function parsePng(b: Uint8Array): Parsed {
+function parsePng(b: Uint8Array, whole: boolean): Parsed {
   if (b.length < 33) return MORE;
   if (ascii(b, 12, 4) !== "IHDR") return null;
   const colorType = b[25]!;
@@ -132,14 +132,21 @@ function parsePng(b: Uint8Array): Parsed {
   // Chunks before the first IDAT: tRNS gives palette, grey or RGB images transparency; acTL makes an APNG
   // (it must come before IDAT); eXIf holds EXIF (a bare TIFF header), applied by browsers as for JPEG.
   for (let o = 33, chunks = 0; chunks < 256; chunks++) {
-    if (o + 8 > b.length) return MORE;
+    // Held whole, a file whose chunks end before IDAT is read as far as it goes (its data is checked later).
+    if (o + 8 > b.length) {
+      if (whole) break;
+      return MORE;
+    }
     const length = u32be(b, o);
     const type = ascii(b, o + 4, 4);
     if (type === "IDAT" || type === "IEND") break;
     if (type === "tRNS") alpha = true;
     if (type === "acTL") animated = true;
     if (type === "eXIf") {
-      if (o + 8 + length > b.length) return MORE;
+      if (o + 8 + length > b.length) {
+        if (whole) break;
+        return MORE;
+      }
       orientation = tiffOrientation(b.subarray(o + 8, o + 8 + length));
     }
     o += 12 + length;
@@ -173,7 +180,7 @@ function parseJpeg(b: Uint8Array): Parsed {
   return end + 4 > b.length ? MORE : null;
 }
 
-function parseWebp(b: Uint8Array): Parsed {
+function parseWebp(b: Uint8Array, whole: boolean): Parsed {
   // The smallest, a lossless 1×1, is 26 bytes; each layout checks its own length below.
   if (b.length < 25) return MORE;
   const chunk = ascii(b, 12, 4);
@@ -203,7 +210,7 @@ function parseWebp(b: Uint8Array): Parsed {
     if (b.length < d + 10) return MORE;
     // Flags, 3 reserved bytes, canvas width − 1 and height − 1 as 24-bit little-endian.
     const flags = b[d]!;
-    const orientation = (flags & 0x08) === 0 ? 1 : webpOrientation(b);
+    const orientation = (flags & 0x08) === 0 ? 1 : (webpOrientation(b) ?? (whole ? 1 : null));
     if (orientation === null) return MORE;
     return {
       format: "webp",
@@ -219,7 +226,10 @@ function parseWebp(b: Uint8Array): Parsed {
 
 const u16le = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
 
-/** The orientation in an extended WebP's EXIF chunk, 1 without one; null when `b` ends before it. */
+/**
+ * The orientation in an extended WebP's EXIF chunk (the container places it after the image data, so the
+ * walk may need the whole file), 1 without one; null when `b` ends before it.
+ */
 function webpOrientation(b: Uint8Array): number | null {
   for (let o = 12, chunks = 0; chunks < 64; chunks++) {
     if (o + 8 > b.length) return null;
@@ -227,22 +237,22 @@ function webpOrientation(b: Uint8Array): number | null {
     if (ascii(b, o, 4) === "EXIF") {
       return o + 8 + size > b.length ? null : tiffOrientation(b.subarray(o + 8, o + 8 + size));
     }
-    if (ascii(b, o, 4) === "VP8 " || ascii(b, o, 4) === "VP8L" || ascii(b, o, 4) === "ANMF") return 1;
     o += 8 + size + (size & 1); // chunks are padded to an even size
   }
   return 1;
 }
 
-function parse(b: Uint8Array): Parsed {
-  if (b.length >= 8 && PNG_SIGNATURE.every((v, i) => b[i] === v)) return parsePng(b);
+/** `whole`: `b` is the whole file, so a walk that reaches its end has read all there is. */
+function parse(b: Uint8Array, whole: boolean): Parsed {
+  if (b.length >= 8 && PNG_SIGNATURE.every((v, i) => b[i] === v)) return parsePng(b, whole);
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return parseJpeg(b);
-  if (b.length >= 16 && ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WEBP") return parseWebp(b);
+  if (b.length >= 16 && ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WEBP") return parseWebp(b, whole);
   return null;
 }
 
-/** The header of the PNG, JPEG or WebP whose first bytes are `b`; null when `b` holds none (or is cut short). */
+/** The header of the PNG, JPEG or WebP held whole in `b`; null when `b` holds none (or is cut short). */
 export function readImageHeader(b: Uint8Array): ImageHeader | null {
-  const h = parse(b);
+  const h = parse(b, true);
   return h === MORE || h === null || h.width <= 0 || h.height <= 0 ? null : h;
 }
 
@@ -257,7 +267,7 @@ export async function readImageHeaderFrom(
 ): Promise<ImageHeader | null> {
   for (let length = 64 * 1024; ; length *= 4) {
     const b = await read(0, Math.min(length, maxBytes));
-    const h = parse(b);
+    const h = parse(b, b.length < Math.min(length, maxBytes));
     if (h !== MORE) return h === null || h.width <= 0 || h.height <= 0 ? null : h;
     if (b.length < Math.min(length, maxBytes) || length >= maxBytes) return null;
   }

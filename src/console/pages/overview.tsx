@@ -2,9 +2,10 @@ import type { Hono } from "hono";
 import { getAccount } from "../../accounts/service";
 import { TaskList } from "../../dashboard/pages/tasks";
 import { Notice, PostForm } from "../../dashboard/views/components";
-import { formatNumber } from "../../dashboard/views/format";
+import { formatBytes, formatNumber } from "../../dashboard/views/format";
 import type { UserRow } from "../../db/schema";
 import { listTasks } from "../../tasks/query";
+import { quotaUsage } from "../../uploads/quota";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
@@ -44,11 +45,13 @@ export function registerOverview(app: Hono<ConsoleEnv>) {
   app.get("/", async (c) => {
     const db = c.get("db");
     const accountId = c.get("user").accountId;
-    const [account, usage, recent] = await Promise.all([
+    const [account, usage, recent, uploads] = await Promise.all([
       getAccount(db, accountId),
       usageSince(db, accountId, monthStart(Date.now())),
       listTasks(db, accountId, { limit: 5 }),
+      quotaUsage(db, accountId, Date.now()),
     ]);
+    const limits = c.get("config").uploadQuota;
     return renderConsole(
       c,
       { title: "Overview", tab: "overview" },
@@ -67,6 +70,17 @@ export function registerOverview(app: Hono<ConsoleEnv>) {
           <section class="panel">
             <h2>This month</h2>
             <UsageChart usage={usage} />
+          </section>
+          <section class="panel">
+            <h2>Uploads</h2>
+            <p class="big" data-upload-bytes>
+              {formatBytes(uploads.storedBytes)}
+            </p>
+            <p class="muted small">
+              Stored of {formatBytes(limits.maxStoredBytes)}; {formatNumber(uploads.incomplete)} of{" "}
+              {formatNumber(limits.maxIncomplete)} incomplete at once.{" "}
+              <a href={consolePaths.uploads}>Uploads</a>
+            </p>
           </section>
         </div>
         <section class="panel">

@@ -9,7 +9,7 @@ const NAV = [
   ["keys", "API keys", consolePaths.keys],
   ["webhooks", "Webhooks", consolePaths.webhooks],
   ["tasks", "Tasks", consolePaths.tasks],
-  ["uploads", "Uploads", `${consolePaths.overview}/uploads`],
+  ["uploads", "Uploads", consolePaths.uploads],
   ["requests", "Request log", consolePaths.requests],
   ["usage", "Usage", consolePaths.usage],
   ["credits", "Credits", consolePaths.credits],

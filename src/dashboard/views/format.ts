@@ -23,3 +23,16 @@ export function formatRemaining(ms: number) {
   if (hours === 0) return `${rest} min`;
   return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
 }
+
+/** "512 B", "1.5 KiB", "50 GiB": binary units, one decimal below 10. */
+export function formatBytes(n: number) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = unit === 0 || value >= 10 || Number.isInteger(value) ? 0 : 1;
+  return `${value.toFixed(digits)} ${units[unit]}`;
+}

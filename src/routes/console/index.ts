@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import { registerAssets } from "../../console/assets";
+import { ASSET_PATHS, registerAssets } from "../../console/assets";
 import type { ConsoleEnv } from "../../console/context";
 import { extendCsp } from "../../console/csp";
 import { consoleError, notFound } from "../../console/errors";
@@ -22,7 +22,10 @@ import { securityHeaders } from "../../dashboard/middleware";
 import type { AppEnv } from "../../http/context";
 
 const READS = new Set(["GET", "HEAD"]);
-/** Pages anyone may open; their forms carry the pre-session's CSRF token (checked by their own handlers). */
+/**
+ * Pages anyone may open (their forms carry the pre-session's CSRF token, checked by their own handlers) and the
+ * console's browser files.
+ */
 const PUBLIC = new Set([
   consolePaths.signIn,
   consolePaths.signInPasskey,
@@ -30,10 +33,7 @@ const PUBLIC = new Set([
   consolePaths.verify,
   consolePaths.reset,
   consolePaths.resetNew,
-  consolePaths.webauthnScript,
-  consolePaths.altchaScript,
-  consolePaths.altchaStyle,
-  consolePaths.altchaWorker,
+  ...ASSET_PATHS,
   consolePaths.passwordStrength,
 ]);
 

@@ -55,7 +55,7 @@ const route = createRoute({
   tags: ["Uploads"],
   summary: "Create a direct upload URL",
   description:
-    "A one-time tus endpoint a browser on `cors_origin` uploads to without an API key (the key stays on your server): good for exactly one upload (a second creation through it → 409), bounded by `max_size` (413), expiring after 1 h (410). Preflights and answers of the URL carry CORS headers for `cors_origin` only; the URL grants nothing but that upload's creation, PATCH and HEAD (no read, no download, no other upload). Counts toward the account's incomplete uploads from now on (403 UPLOAD_QUOTA_EXCEEDED beyond). Needs the write scope.",
+    "A one-time tus endpoint a browser on `cors_origin` uploads to without an API key (the key stays on your server): good for exactly one upload (a second creation through it → 409), bounded by `max_size` (413), expiring after 1 h (410). Preflights and answers of the URL carry CORS headers for `cors_origin` only; the URL grants nothing but that upload's creation, PATCH and HEAD (no read, no download, no other upload). Counts toward the account's incomplete uploads from now on (403 UPLOAD_QUOTA_EXCEEDED beyond). The flow: your server calls this with its key and hands `url` to the page; the page uploads the file with any tus client, `url` as its endpoint (tus-js-client, Uppy's @uppy/tus, the TypeScript client's `uploadDirect(url, file)`); your server names `id` as `source_upload_id` once GET /v1/uploads/{id} says complete or the `upload.completed` webhook arrives. Needs the write scope.",
   request: {
     body: { required: true, content: { "application/json": { schema: DirectUploadBody } } },
   },

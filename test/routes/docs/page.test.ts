@@ -87,28 +87,27 @@ describe("/docs/openapi.json", () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const samples = operation["x-codeSamples"] ?? [];
-        // The tus routes that carry bytes (POST with creation-with-upload, PATCH) and OPTIONS (discovery) show
-        // a resumable upload with tus-js-client instead of a typed call; minting a direct upload URL is JSON.
-        const tus =
-          path.startsWith("/v1/uploads") &&
-          path !== "/v1/uploads/direct" &&
-          ["post", "patch", "options"].includes(method);
+        // The upload routes' samples are written out (src/docs/upload-samples.ts: tus requests depend on the
+        // file and on the request before them) and run as shown by test/browser/upload-samples.test.ts.
+        const upload = /^\/v1\/(uploads|direct-uploads)\b/.test(path);
+        const discovery = operation.operationId === "discoverUploads";
         expect([path, method, samples.map((s) => `${s.lang}/${s.label}`)]).toEqual([
           path,
           method,
-          ["Shell/curl", tus ? "TypeScript/tus-js-client" : "TypeScript/TypeScript client"],
+          ["Shell/curl", discovery ? "TypeScript/fetch" : "TypeScript/TypeScript client"],
         ]);
         const [curl, typescript] = samples.map((s) => s.source);
-        const concrete = path.replace(/\{[^}]+\}/g, "[^/' ]+");
-        expect(curl).toMatch(
-          new RegExp(
-            `^curl ${method === "get" ? "" : `-X ${method.toUpperCase()} `}'http://api\\.test${concrete}`,
-          ),
-        );
-        if (tus) {
-          expect(typescript).toContain('endpoint: "http://api.test/v1/uploads"');
+        const verb = method === "get" ? "" : method === "head" ? "-I " : `-X ${method.toUpperCase()} `;
+        if (upload) {
+          // The method as curl sends it (after -sS, -i, -o … flags) and this instance or the direct URL.
+          const direct = path.startsWith("/v1/direct-uploads");
+          expect(curl).toMatch(new RegExp(`(^|\\$\\()curl (-\\w+ (out\\.mp4 )?)*${verb}`, "m"));
+          expect(curl).toContain(direct ? "$DIRECT_URL" : "http://api.test/v1/uploads");
+          expect(typescript).toContain(direct ? "uploadDirect(process.env.DIRECT_URL!" : '"http://api.test');
           continue;
         }
+        const concrete = path.replace(/\{[^}]+\}/g, "[^/' ]+");
+        expect(curl).toMatch(new RegExp(`^curl ${verb}'http://api\\.test${concrete}`));
         expect(typescript).toContain(`p6.${method.toUpperCase()}(${JSON.stringify(path)}`);
         expect(typescript).toContain('createP6Client({ baseUrl: "http://api.test"');
       }

@@ -1,6 +1,7 @@
 // A module Worker built from the packed client (bundled like wrangler does) and run in workerd by the package
-// test: it calls the stand-in API at env.API_URL and checks a webhook signed inside the Worker.
-import { createP6Client, verifyWebhook } from "@p6/media-client";
+// test: it calls the stand-in API at env.API_URL, checks a webhook signed inside the Worker and uploads (workerd has
+// no XMLHttpRequest: the client's fetch stack for tus-js-client).
+import { createP6Client, createUploads, verifyWebhook } from "@p6/media-client";
 import { Webhook } from "standardwebhooks";
 
 export default {
@@ -16,6 +17,8 @@ export default {
       "webhook-signature": new Webhook(secret).sign("msg_1", now, body),
       "x-webhook-event": "completed",
     });
-    return Response.json({ status: probe.response.status, data: probe.data, webhook });
+    const uploads = createUploads({ baseUrl: env.API_URL, apiKey: "p6_x:secret" });
+    const upload = await uploads.upload(new Uint8Array(100_000).fill(7), { chunkSize: 40_000 });
+    return Response.json({ status: probe.response.status, data: probe.data, webhook, upload });
   },
 };

@@ -9,7 +9,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import type { JobParams } from "@p6/contract/params";
 import { hasProfile, readRgbProfile, withProfile } from "../icc.ts";
 import { jpegFrame, unsupportedJpegCoding } from "../jpeg-frame.ts";
-import { unsupported } from "../protocol.ts";
+import { EngineError, unsupported } from "../protocol.ts";
 import { shownSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
@@ -77,16 +77,19 @@ async function run(
   const graph = `${base}${marked.graph},format=${imagePixelFormat(format, keepAlpha)}[out]`;
   const container = CONTAINERS[format];
   const out = outputPath(ctx, container.ext);
-  await ctx.runFfmpeg(
-    [
-      ...imageInputArgs(input.source.path, input.demuxer),
-      ...marked.inputs,
-      ...["-filter_complex", graph, "-map", "[out]", "-frames:v", "1"],
-      ...imageEncoderArgs(format, p.quality, keepAlpha),
-      ...["-f", container.muxer, out],
-    ],
-    { signal: ctx.signal },
-  );
+  const args = [
+    // A decoding error in the image or the logo ends the run: without it ffmpeg 5.1 may write an empty image,
+    // or the image without its mark, and exit 0.
+    "-xerror",
+    ...imageInputArgs(input.source.path, input.demuxer),
+    ...marked.inputs,
+    ...["-filter_complex", graph, "-map", "[out]", "-frames:v", "1"],
+    ...imageEncoderArgs(format, p.quality, keepAlpha),
+    ...["-f", container.muxer, out],
+  ];
+  await ctx.runFfmpeg(args, { signal: ctx.signal }).catch((err: unknown) => {
+    throw undecodable(err);
+  });
   await keepProfile(input.format, source, format, out);
   const { size } = await stat(out);
   const info = await outputInfo(out, format, ctx.config.binaries.ffprobe, ctx.signal);
@@ -98,6 +101,18 @@ async function run(
     result: { format, size_bytes: size, width: info.width ?? width, height: info.height ?? height },
   };
 }
+
+/**
+ * A run ended by -xerror names only the decoder's own complaint (`[webp @ 0x…] invalid color cache bits`),
+ * which failure() does not know: an image decoder's line makes it the 415 its inputs deserve.
+ */
+function undecodable(err: unknown): unknown {
+  if (err instanceof EngineError && err.code === "INTERNAL" && IMAGE_DECODER_LINE.test(err.internal ?? "")) {
+    return unsupported("the image or the watermark image is truncated or cannot be decoded", err.internal);
+  }
+  return err;
+}
+const IMAGE_DECODER_LINE = /^\[(png|apng|mjpeg|webp) @ /m;
 
 /** Writes the source's RGB colour profile into the output (icc.ts), as the Worker does. */
 async function keepProfile(
