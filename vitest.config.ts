@@ -53,7 +53,9 @@ const worker = defineProject({
     exclude: ["test/e2e/**", "test/browser/**", "test/scripts/**", "test/uploads-e2e/**"],
     // The fonts server puts the R2 fonts (CJK) within reach of the image tests' FONTS bucket.
     globalSetup: ["./test/global-setup.ts", "./test/text/fonts-server.ts"],
-    setupFiles: ["./test/helpers/apply-migrations.ts"],
+    // Per file: the migrations, and the check of every answer the file's tests received against the OpenAPI
+    // documents (test/helpers/answers.ts).
+    setupFiles: ["./test/helpers/apply-migrations.ts", "./test/helpers/answers-setup.ts"],
     // Two workerd, each running files one after another (docs/performance.md "Test suite time"): a workerd per
     // file cost ~8 s each (56 files), and one alone kept one core busy. Each file makes its own accounts, keys
     // and tasks; D1 and the Durable Objects carry over between the files of one workerd. The files that

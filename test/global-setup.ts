@@ -6,6 +6,7 @@ import { startFixtureServer } from "../containers/ffmpeg/test/support/fixture-se
 import { generateFixtures } from "../containers/ffmpeg/test/support/media.ts";
 import { useEngineFfmpeg } from "../scripts/lib/engine-ffmpeg.ts";
 import { generateImageFixtures } from "./images/generate.ts";
+import { startAnswerValidator } from "./support/answers.ts";
 import { startDohServer } from "./support/doh-server.ts";
 import { startInspector } from "./support/inspector.ts";
 import { startResolverEngine } from "./support/resolver-engine.ts";
@@ -17,7 +18,8 @@ const ENGINE_SECRET = "test-engine-secret";
  * Runs in Node before the workerd tests. Real media generated with ffmpeg (cached per recipe), served from a
  * loopback server standing in for the public internet; the real media engine as a local process; an
  * ffprobe inspector for checking what the Worker produced; a webhook receiver recording every delivery; and a
- * DNS-over-HTTPS stand-in answering webhook names from a fixed table (test/support/doh-server.ts).
+ * DNS-over-HTTPS stand-in answering webhook names from a fixed table (test/support/doh-server.ts); and the answer
+ * validator, which checks every answer the tests receive against the OpenAPI documents (test/support/answers.ts).
  */
 export default async function setup(project: TestProject) {
   // The engine suite's folder, cached under the hash of its generators; the image inputs are written again on
@@ -54,6 +56,7 @@ export default async function setup(project: TestProject) {
   const inspector = await startInspector(binaries.ffprobe, binaries.ffmpeg);
   const webhookReceiver = await startWebhookReceiver();
   const doh = await startDohServer();
+  const answers = await startAnswerValidator();
 
   project.provide("engineSecret", ENGINE_SECRET);
   project.provide("engineUrl", engine.url);
@@ -67,6 +70,7 @@ export default async function setup(project: TestProject) {
   project.provide("inspectorUrl", inspector.url);
   project.provide("webhookReceiverUrl", webhookReceiver.url);
   project.provide("dohUrl", doh.url);
+  project.provide("answersUrl", answers.url);
   // All at once: an engine waits up to 5 s for its jobs and connections to end before it exits, and one after
   // another they outlasted vitest's 10 s close timeout ("close timed out … something prevents Vite servers
   // from exiting", then a forced exit).
@@ -79,6 +83,7 @@ export default async function setup(project: TestProject) {
       inspector.close(),
       webhookReceiver.close(),
       doh.close(),
+      answers.close(),
     ]);
   };
 }

@@ -18,5 +18,7 @@ declare module "vitest" {
     webhookReceiverUrl: string;
     /** DNS-over-HTTPS stand-in (test/support/doh-server.ts) answering from containers/ffmpeg/test/support/dns.ts. */
     dohUrl: string;
+    /** The answer validator (test/support/answers.ts): answers checked against the OpenAPI documents. */
+    answersUrl: string;
   }
 }

@@ -159,15 +159,24 @@ function example(code: ErrorCode) {
   };
 }
 
+/** A status's description and headers, shared by the error responses with a body and those without. */
+function errorResponse(status: number) {
+  const codes = STATUS_CODES[status] ?? [];
+  const names = codes.map((code) => `${code}: ${ERROR_CODES[code].title}.`).join(" ");
+  return {
+    codes,
+    description: [names, STATUS_NOTES[status]].filter(Boolean).join(" "),
+    ...(STATUS_HEADERS[status] ? { headers: headers(...STATUS_HEADERS[status]) } : {}),
+  };
+}
+
 /** The shared error responses of a route, so the OpenAPI document and the handlers never drift. */
 export function errorResponses<const S extends readonly number[]>(...statuses: S) {
   const responses: Record<string, unknown> = {};
   for (const status of statuses) {
-    const codes = STATUS_CODES[status] ?? [];
-    const names = codes.map((code) => `${code}: ${ERROR_CODES[code].title}.`).join(" ");
+    const { codes, ...response } = errorResponse(status);
     responses[String(status)] = {
-      description: [names, STATUS_NOTES[status]].filter(Boolean).join(" "),
-      ...(STATUS_HEADERS[status] ? { headers: headers(...STATUS_HEADERS[status]) } : {}),
+      ...response,
       content: {
         "application/problem+json": {
           schema: ProblemSchema,
@@ -177,4 +186,18 @@ export function errorResponses<const S extends readonly number[]>(...statuses: S
     };
   }
   return responses as { [K in S[number] as `${K}`]: { description: string; content: never } };
+}
+
+/**
+ * The error responses of a HEAD operation: the same statuses, descriptions and headers, and no content. A HEAD
+ * answer never has a body (RFC 9110 §9.3.2), so declaring the problem+json one would type a generated client's
+ * `error` as a problem that is `undefined` at run time.
+ */
+export function headErrorResponses<const S extends readonly number[]>(...statuses: S) {
+  const responses: Record<string, unknown> = {};
+  for (const status of statuses) {
+    const { codes: _, description, ...rest } = errorResponse(status);
+    responses[String(status)] = { description: `${description} No body (HEAD).`, ...rest };
+  }
+  return responses as { [K in S[number] as `${K}`]: { description: string } };
 }

@@ -4,16 +4,24 @@ import { decodeCursor, encodeCursor } from "./cursor";
 
 export const DEFAULT_PAGE_SIZE = 25;
 
-/** `limit`: an integer, clamped to 1..100 (interface.md), default 25. */
+const MAX_PAGE_SIZE = 100;
+const LIMIT_RANGE = `Must be an integer from 1 to ${MAX_PAGE_SIZE}.`;
+
+/**
+ * `limit`: an integer from 1 to 100, default 25; anything else is a 400 naming `limit` (docs/decisions.md
+ * "Listing"), so the document's range is the server's and a caller's mistake is not served silently.
+ */
 export const LimitQuery = z
   .string()
-  .regex(/^-?\d+$/, "Must be an integer.")
-  .transform((v) => Math.min(100, Math.max(1, Number(v))))
+  .regex(/^\d{1,3}$/, LIMIT_RANGE)
+  .transform(Number)
+  .pipe(z.number().int().min(1, LIMIT_RANGE).max(MAX_PAGE_SIZE, LIMIT_RANGE))
   .optional()
   .openapi({
     type: "integer",
-    format: "int64",
-    description: "Page size, default 25, clamped to 1..100.",
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    description: `Page size: 1 to ${MAX_PAGE_SIZE} (400 naming limit outside that range). Default 25.`,
     example: 25,
   });
 

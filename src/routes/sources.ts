@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { HttpUrl } from "@p6/contract/params";
+import { exactlyOneOf, HttpUrl } from "@p6/contract/params";
 import { UploadId } from "../util/upload-id";
 
 /**
@@ -17,6 +17,12 @@ export const sourceShape = {
     example: "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
   }),
 };
+
+/** The document's statement of `oneSource`, for a body's `.openapi()`: a oneOf of the two. */
+export const sourceVariants = exactlyOneOf([
+  { title: "Source by URL", field: "source_url" },
+  { title: "Source by upload", field: "source_upload_id" },
+]);
 
 export function oneSource(body: { source_url?: string; source_upload_id?: string }, ctx: z.RefinementCtx) {
   if (body.source_url !== undefined && body.source_upload_id !== undefined)

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { csrfOf, DashboardClient } from "../dashboard/client";
-import { ADMIN_TOKEN, BASE, problem } from "../helpers/api";
+import { ADMIN_TOKEN, BASE, problem, send } from "../helpers/api";
 
 /**
  * Guessing ADMIN_TOKEN is throttled like customer sign-in (issue 13): 10 wrong tokens per client address in
@@ -13,7 +13,7 @@ let n = 0;
 const address = () => `198.51.100.${++n}`;
 
 function adminCall(ip: string, token: string) {
-  return exports.default.fetch(
+  return send(
     new Request(`${BASE}/admin/v1/accounts`, {
       headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": ip },
     }),
@@ -40,7 +40,7 @@ describe("the admin API", () => {
     const ip = address();
     for (let i = 0; i < 12; i++) expect((await adminCall(ip, ADMIN_TOKEN)).status).toBe(200);
     for (let i = 0; i < 12; i++) {
-      const response = await exports.default.fetch(
+      const response = await send(
         new Request(`${BASE}/admin/v1/accounts`, { headers: { "CF-Connecting-IP": ip } }),
       );
       expect(response.status).toBe(401);

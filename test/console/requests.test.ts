@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { requestLogFor } from "../../src/requests/log";
 import type { RequestLog } from "../../src/requests/request-log";
+import { record } from "../helpers/answers";
 import { BASE, newKey } from "../helpers/api";
 import { signedUp } from "./support";
 
@@ -11,7 +12,8 @@ async function api(path: string, key: string, init: RequestInit = {}) {
   const ctx = createExecutionContext();
   const headers = new Headers(init.headers);
   headers.set("Authorization", `Bearer ${key}`);
-  const response = await createApp().fetch(new Request(`${BASE}${path}`, { ...init, headers }), env, ctx);
+  const request = new Request(`${BASE}${path}`, { ...init, headers });
+  const response = record(request, await createApp().fetch(request, env, ctx));
   await waitOnExecutionContext(ctx);
   return { status: response.status, requestId: response.headers.get("x-request-id")! };
 }

@@ -3,11 +3,20 @@ import { exports } from "cloudflare:workers";
 import { createAccount } from "../../src/accounts/service";
 import { createDb } from "../../src/db/client";
 import { createKey, type NewKey } from "../../src/keys/service";
+import { record } from "./answers";
 
 export const BASE = "http://api.test";
 export const ADMIN_TOKEN = "test-admin-token";
 
-/** A request to the Worker under test, through its real fetch handler. */
+/**
+ * A request to the Worker under test, through its real fetch handler. Its answer is recorded and, when the
+ * file ends, checked against the OpenAPI document (test/helpers/answers.ts).
+ */
+export async function send(request: Request) {
+  return record(request, await exports.default.fetch(request));
+}
+
+/** A request to the Worker under test by path, with a key and a JSON body made for it. */
 export function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
   const headers = new Headers(init.headers);
   if (init.key) headers.set("Authorization", `Bearer ${init.key}`);
@@ -16,7 +25,7 @@ export function call(path: string, init: RequestInit & { key?: string; json?: un
     headers.set("Content-Type", "application/json");
     body = JSON.stringify(init.json);
   }
-  return exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers, body }));
+  return send(new Request(`${BASE}${path}`, { ...init, headers, body }));
 }
 
 export function admin(path: string, init: RequestInit & { json?: unknown; token?: string } = {}) {

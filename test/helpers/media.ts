@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { expect, inject } from "vitest";
 import { createApp } from "../../src/app";
+import { record } from "./answers";
 import { BASE, call } from "./api";
 
 export const media = (name: string) => `${inject("mediaBase")}/media/${name}`;
@@ -24,21 +25,18 @@ export function operate(
 /** The same, through an app with overridden bindings (timeouts, a missing engine, a missing secret). */
 export async function operateWith(overrides: Partial<Env>, path: string, key: string, body: unknown) {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(
-    new Request(`${BASE}${path}`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${key}`,
-        "Content-Type": "application/json",
-        "Idempotency-Key": idemKey(),
-      },
-      body: JSON.stringify(body),
-    }),
-    { ...env, ...overrides },
-    ctx,
-  );
+  const request = new Request(`${BASE}${path}`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${key}`,
+      "Content-Type": "application/json",
+      "Idempotency-Key": idemKey(),
+    },
+    body: JSON.stringify(body),
+  });
+  const response = await createApp().fetch(request, { ...env, ...overrides }, ctx);
   await waitOnExecutionContext(ctx);
-  return response;
+  return record(request, response);
 }
 
 /** Downloads a produced file through its signed URL (served by the Worker). */

@@ -1,8 +1,7 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clientAt, signedUp } from "../console/support";
 import { csrfOf, DashboardClient, signedIn } from "../dashboard/client";
-import { admin, call, newAccount, newKey } from "../helpers/api";
+import { admin, call, newAccount, newKey, send } from "../helpers/api";
 
 /**
  * Issue 40, headers: an authenticated API answer (a customer's account, tasks, keys; errors too) is never kept
@@ -36,8 +35,7 @@ describe("Cache-Control: no-store on every authenticated API answer", () => {
 });
 
 describe("Strict-Transport-Security on HTTPS answers", () => {
-  const https = (path: string, init: RequestInit = {}) =>
-    exports.default.fetch(new Request(`https://api.test${path}`, init));
+  const https = (path: string, init: RequestInit = {}) => send(new Request(`https://api.test${path}`, init));
 
   it.each(["/", "/v1/tasks", "/docs", "/console/sign-in", "/nowhere"])("https %s", async (path) => {
     const response = await https(path);

@@ -28,6 +28,12 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ["video.watermark", { watermark_url: LOGO, font_size: 20 }, "params.font_size"],
   ["video.watermark", { watermark_url: LOGO, color: "#000000" }, "params.color"],
   ["video.watermark", { watermark_url: LOGO, stroke: { color: "#000000", width: 1 } }, "params.stroke"],
+  // A logo upload is a logo like a URL: the text params are refused next to it before the upload is looked up.
+  [
+    "video.watermark",
+    { watermark_upload_id: "01JD5Z8X4QK3M7R2T9V6W1Y0AB", font_size: 20 },
+    "params.font_size",
+  ],
   ["video.watermark", { text: "a", scale: 0.5 }, "params.scale"],
   ["video.watermark", { text: "a\tb" }, "params.text"],
   ["video.extract-cover", { format: "png", quality: 80 }, "params.quality"],

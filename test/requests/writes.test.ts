@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { record } from "../helpers/answers";
 import { BASE, newAccount } from "../helpers/api";
 
 /**
@@ -24,11 +25,8 @@ async function d1StatementsOf(path: string, key: string, init: RequestInit = {})
   const ctx = createExecutionContext();
   const headers = new Headers(init.headers);
   headers.set("Authorization", `Bearer ${key}`);
-  const response = await createApp().fetch(
-    new Request(`${BASE}${path}`, { ...init, headers }),
-    { ...env, DB: watched },
-    ctx,
-  );
+  const request = new Request(`${BASE}${path}`, { ...init, headers });
+  const response = record(request, await createApp().fetch(request, { ...env, DB: watched }, ctx));
   await response.arrayBuffer();
   await waitOnExecutionContext(ctx);
   return { status: response.status, statements };

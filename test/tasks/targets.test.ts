@@ -4,6 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import { REFUSED_NAMES } from "../../containers/ffmpeg/test/support/dns";
 import { createApp } from "../../src/app";
 import { accounts, creditLedger, tasks } from "../../src/db/schema";
+import { record } from "../helpers/answers";
 import { BASE, db, newAccount, problem } from "../helpers/api";
 import { media } from "../helpers/media";
 import { createTaskCall } from "../helpers/task-api";
@@ -18,17 +19,18 @@ import { createTaskCall } from "../helpers/task-api";
 /** POST /v1/tasks through an app whose engine is the resolver engine and private sources are closed. */
 async function createResolved(key: string, body: unknown) {
   const ctx = createExecutionContext();
+  const request = new Request(`${BASE}/v1/tasks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const response = await createApp().fetch(
-    new Request(`${BASE}/v1/tasks`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }),
+    request,
     { ...env, ENGINE_URL: inject("resolverEngineUrl"), ALLOW_PRIVATE_SOURCES: "false" },
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  return response;
+  return record(request, response);
 }
 
 async function expectNothingReserved(accountId: string, credits: number) {

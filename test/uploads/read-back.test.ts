@@ -37,6 +37,8 @@ describe("GET /v1/uploads/{id}/content: the stored bytes, to their owner", () =>
     expect(whole.headers.get("content-length")).toBe(String(data.byteLength));
     expect(whole.headers.get("content-disposition")).toBe("inline; filename=clip.bin");
     expect(whole.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+    // An answer to a key carries its rate limit, a download's too.
+    expect(whole.headers.get("ratelimit")).toMatch(/^"default";r=\d+;t=\d+$/);
     expect(await sha256Hex(await whole.arrayBuffer())).toBe(await sha256Hex(data));
 
     const ranged = await call(`${path}/content`, { key, headers: { Range: "bytes=1000-1999" } });

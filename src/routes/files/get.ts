@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { errorResponses, headers as responseHeaders } from "../../errors/openapi";
+import { VideoProbeResultSchema } from "@p6/contract/operations";
+import { errorResponses, headErrorResponses, headers as responseHeaders } from "../../errors/openapi";
 import { authorizeFileUrl } from "../../files/access";
 import { serveFile } from "../../files/serve";
 import type { AppEnv } from "../../http/context";
@@ -49,7 +50,16 @@ requests (ETag, If-None-Match → 304; If-Range) are supported. A tampered signa
 403; a deleted file → 404.`;
 
 const binary = z.string().openapi({ format: "binary" });
-const fileContent = Object.fromEntries(OUTPUT_CONTENT_TYPES.map((type) => [type, { schema: binary }]));
+/** The one JSON output: a probe's (a video.probe task's, or a pipeline's probe step), tagged with its type. */
+const ProbeFileSchema = VideoProbeResultSchema.extend({
+  type: z.literal("video.probe").openapi({ description: "The operation that made the file." }),
+}).openapi("ProbeFile", { description: "A probe's output file: its result fields and its type." });
+const fileContent = Object.fromEntries(
+  OUTPUT_CONTENT_TYPES.map((type) => [
+    type,
+    { schema: type === "application/json" ? ProbeFileSchema : binary },
+  ]),
+);
 const header = (description: string, example: string) => ({
   description,
   schema: { type: "string" as const, example },
@@ -86,7 +96,7 @@ function responses(head: boolean) {
       description: "Not modified: If-None-Match matched the ETag.",
       headers: { ETag: fileHeaders.ETag },
     },
-    ...errorResponses(400, 403, 404, 405, 416, 500),
+    ...(head ? headErrorResponses : errorResponses)(400, 403, 404, 405, 416, 500),
   };
 }
 

@@ -10,7 +10,7 @@ import { executeSync } from "../../operations/sync";
 import { checkTextMark } from "../../operations/text-mark";
 import type { Operation } from "../../operations/types";
 import { materializeSources, UPLOAD_SOURCE_PREFIX } from "../../uploads/source";
-import { oneSource, sourceShape } from "../sources";
+import { oneSource, sourceShape, sourceVariants } from "../sources";
 
 const headers = z.object({
   "idempotency-key": z
@@ -36,6 +36,7 @@ function routeFor(operation: Operation) {
     })
     .superRefine(oneSource)
     .openapi(`${schemaNameOf(operation.type)}Request`, {
+      ...sourceVariants,
       example: { source_url: "https://example.com/input", params: operation.example.params },
     });
   const errors = errorResponses(

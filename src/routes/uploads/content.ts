@@ -56,6 +56,10 @@ export function registerUploadContent(app: OpenAPIHono<AppEnv>) {
       name: record.filename ?? record.id,
       contentType: record.mediaType ?? "application/octet-stream",
     };
-    return serveFile(c.env.FILES, file, c.req.raw) as never;
+    // Through the context, so the headers middleware prepared (the key's RateLimit fields) stay on the answer.
+    const response = await serveFile(c.env.FILES, file, c.req.raw);
+    for (const [name, value] of response.headers) c.header(name, value);
+    const status = response.status as 200;
+    return (response.body ? c.body(response.body, status) : c.body(null, status)) as never;
   });
 }

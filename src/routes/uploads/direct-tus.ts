@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors/api-error";
-import { errorResponses } from "../../errors/openapi";
+import { errorResponses, headErrorResponses } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
 import { CORS_EXPOSE_HEADERS, corsHeaders, preflightHeaders } from "../../uploads/cors";
 import { createDirectUpload, directTarget, directUrlInfo, writeUpload } from "../../uploads/service";
@@ -115,7 +115,7 @@ const headRouteDef = createRoute({
   request: { params: TokenParam, headers: z.object({ "Tus-Resumable": tusResumable }) },
   responses: {
     200: { ...HEAD_RESPONSE, headers: { ...HEAD_RESPONSE.headers, ...CORS_RESPONSE_HEADERS } },
-    ...errorResponses(403, 404, 410, 412, 500),
+    ...headErrorResponses(403, 404, 410, 412, 500),
   },
 });
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError } from "../../errors/api-error";
-import { errorResponses } from "../../errors/openapi";
+import { headErrorResponses } from "../../errors/openapi";
 import type { AppEnv } from "../../http/context";
 import { type Target, uploadStatus } from "../../uploads/service";
 import { offsetHeaders, requireTus, TUS_HEADERS, tusResumable, UploadIdParam } from "./schema";
@@ -30,7 +30,7 @@ export const headRoute = createRoute({
   summary: "An upload's offset",
   description: `${HEAD_RULES} Unknown, deleted, pending (a direct upload URL not used yet) or another account's → 404; expired → 410. Needs the read scope.`,
   request: { params: UploadIdParam, headers: z.object({ "Tus-Resumable": tusResumable }) },
-  responses: { 200: HEAD_RESPONSE, ...errorResponses(401, 403, 404, 410, 412, 429, 500) },
+  responses: { 200: HEAD_RESPONSE, ...headErrorResponses(401, 403, 404, 410, 412, 429, 500) },
 });
 
 /** The tus HEAD answer's headers for `target` (the caller answers 200 with no body). */

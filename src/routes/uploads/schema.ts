@@ -49,28 +49,37 @@ export const UploadSchema = z
  * A header the tus protocol requires, documented as required, but checked by the handler rather than by zod:
  * tus says how a missing one is answered (412 for Tus-Resumable, 400 naming the header for the others).
  */
-export function requiredHeader(name: string, description: string, example: string) {
+export function requiredHeader(
+  name: string,
+  description: string,
+  example: string,
+  shape: { pattern?: string; enum?: string[] } = {},
+) {
   return z
     .string()
     .optional()
-    .openapi({ param: { name, in: "header", required: true }, description, example });
+    .openapi({ param: { name, in: "header", required: true }, description, example, ...shape });
 }
+
+/** A byte count or offset as tus sends it (src/uploads/tus.ts parses it): 1 to 16 decimal digits. */
+export const BYTE_COUNT = { pattern: "^\\d{1,16}$" };
 
 /** Header parameters of the tus requests, documented; the handlers check them (412, 400, 415 by tus rules). */
 export const tusResumable = requiredHeader(
   "Tus-Resumable",
   "`1.0.0` (412 when missing or another version).",
   "1.0.0",
+  { enum: ["1.0.0"] },
 );
 
-const text = (description: string, example: string) => ({
+const text = (description: string, example: string, shape: { pattern?: string; enum?: string[] } = {}) => ({
   description,
-  schema: { type: "string" as const, example },
+  schema: { type: "string" as const, example, ...shape },
 });
 export const TUS_HEADERS = {
-  "Tus-Resumable": text("Always `1.0.0`.", "1.0.0"),
-  "Upload-Offset": text("Bytes received and kept so far.", "125829120"),
-  "Upload-Length": text("The file's declared size.", "314572800"),
+  "Tus-Resumable": text("Always `1.0.0`.", "1.0.0", { enum: ["1.0.0"] }),
+  "Upload-Offset": text("Bytes received and kept so far.", "125829120", BYTE_COUNT),
+  "Upload-Length": text("The file's declared size.", "314572800", BYTE_COUNT),
   "Upload-Expires": text(
     "While incomplete: when the upload expires (RFC 9110 date).",
     "Sat, 28 Nov 2026 09:00:00 GMT",

@@ -12,7 +12,7 @@ import {
   TUS_CHECKSUM_ALGORITHMS,
   uploadFilename,
 } from "../../uploads/tus";
-import { requiredHeader, requireTus, tusError, tusResumable } from "./schema";
+import { BYTE_COUNT, requiredHeader, requireTus, tusError, tusResumable } from "./schema";
 
 /**
  * The tus requests as both kinds of upload URL take them (an API key's /v1/uploads, a direct upload URL):
@@ -21,7 +21,7 @@ import { requiredHeader, requireTus, tusError, tusResumable } from "./schema";
 
 export const creationHeaders = z.object({
   "Tus-Resumable": tusResumable,
-  "Upload-Length": requiredHeader("Upload-Length", "The file's size in bytes.", "314572800"),
+  "Upload-Length": requiredHeader("Upload-Length", "The file's size in bytes.", "314572800", BYTE_COUNT),
   "Upload-Metadata": z
     .string()
     .optional()
@@ -35,7 +35,7 @@ export const creationHeaders = z.object({
 
 export const patchHeaders = z.object({
   "Tus-Resumable": tusResumable,
-  "Upload-Offset": requiredHeader("Upload-Offset", "Where these bytes start.", "0"),
+  "Upload-Offset": requiredHeader("Upload-Offset", "Where these bytes start.", "0", BYTE_COUNT),
   "Upload-Checksum": z
     .string()
     .optional()

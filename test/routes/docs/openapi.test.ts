@@ -193,11 +193,19 @@ describe("OpenAPI documents", () => {
       "header:Upload-Offset": true,
       "header:Upload-Checksum": false,
     });
-    for (const path of ["/v1/uploads/{id}", "/v1/direct-uploads/{token}/upload"]) {
+    // Every HEAD answer, errors included, has no body: a generated client must not type one.
+    for (const path of ["/v1/uploads/{id}", "/v1/direct-uploads/{token}/upload", "/files/{file_id}/{name}"]) {
       const head = doc.paths[path]!.head!;
+      expect(Object.keys(head.responses)).toContain("404");
       for (const [status, response] of Object.entries(head.responses))
-        if (status.startsWith("2")) expect(response.content, `${path} ${status}`).toBeUndefined();
+        expect(response.content, `HEAD ${path} ${status}`).toBeUndefined();
     }
+    expect(
+      operations(doc)
+        .filter(({ method }) => method === "head")
+        .map(({ path }) => path)
+        .sort(),
+    ).toEqual(["/files/{file_id}/{name}", "/v1/direct-uploads/{token}/upload", "/v1/uploads/{id}"]);
     for (const [path, method] of [
       ["/v1/direct-uploads/{token}", "post"],
       ["/v1/direct-uploads/{token}", "options"],
@@ -453,6 +461,13 @@ describe("OpenAPI documents", () => {
     const doc = await publicDoc();
     const limit = doc.paths["/v1/tasks"]!.get!.parameters!.find((p) => p.name === "limit")!;
     expect(Number.isInteger(limit.schema.example)).toBe(true);
+    // The range the server keeps to (400 outside it), on every list.
+    for (const path of ["/v1/tasks", "/v1/uploads"])
+      expect(doc.paths[path]!.get!.parameters!.find((p) => p.name === "limit")!.schema).toMatchObject({
+        type: "integer",
+        minimum: 1,
+        maximum: 100,
+      });
     const signature = doc.paths["/files/{file_id}/{name}"]!.get!.parameters!.find(
       (p) => p.name === "signature",
     )!;

@@ -989,7 +989,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["ImageWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     ImageWatermarkParams: {
       /**
        * Format: uri
@@ -1068,7 +1077,23 @@ export interface components {
        * @example 85
        */
       quality?: number;
-    };
+    } & (
+      | {
+          watermark_url: unknown;
+          watermark_upload_id?: never;
+          text?: never;
+        }
+      | {
+          watermark_upload_id: unknown;
+          watermark_url?: never;
+          text?: never;
+        }
+      | {
+          text: unknown;
+          watermark_url?: never;
+          watermark_upload_id?: never;
+        }
+    );
     /** @description An outline around the glyphs, for legibility on busy backgrounds. */
     TextStroke: {
       /**
@@ -1134,7 +1159,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoWatermarkParams: {
       /**
        * Format: uri
@@ -1207,7 +1241,36 @@ export interface components {
       start?: number;
       /** @description Second at which it disappears; default the end. */
       end?: number;
-    };
+    } & (
+      | {
+          watermark_url: unknown;
+          watermark_upload_id?: never;
+          text?: never;
+          font_size?: never;
+          color?: never;
+          font_family?: never;
+          font_weight?: never;
+          stroke?: never;
+          shadow?: never;
+        }
+      | {
+          watermark_upload_id: unknown;
+          watermark_url?: never;
+          text?: never;
+          font_size?: never;
+          color?: never;
+          font_family?: never;
+          font_weight?: never;
+          stroke?: never;
+          shadow?: never;
+        }
+      | {
+          text: unknown;
+          watermark_url?: never;
+          watermark_upload_id?: never;
+          scale?: never;
+        }
+    );
     /** @description A task of type video.extract-cover (1 credit); params as POST /v1/video/extract-cover takes them. */
     CreateVideoExtractCoverTask: {
       /**
@@ -1240,7 +1303,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractCoverParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoExtractCoverParams: {
       /** @description Second of the frame; default 1 s, or the middle of videos shorter than 2 s. */
       time?: number;
@@ -1288,7 +1360,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["VideoTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoTrimParams: {
       /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
       start: number;
@@ -1301,7 +1382,16 @@ export interface components {
        * @enum {string}
        */
       mode?: "accurate" | "fast";
-    };
+    } & (
+      | {
+          end: unknown;
+          duration?: never;
+        }
+      | {
+          duration: unknown;
+          end?: never;
+        }
+    );
     /** @description A task of type audio.trim (1 credit); params as POST /v1/audio/trim takes them. */
     CreateAudioTrimTask: {
       /**
@@ -1334,7 +1424,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["AudioTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     AudioTrimParams: {
       /** @description Start in seconds (≥ 0; beyond the media's duration → 400). */
       start: number;
@@ -1342,7 +1441,16 @@ export interface components {
       end?: number;
       /** @description Length in seconds; or give end. */
       duration?: number;
-    };
+    } & (
+      | {
+          end: unknown;
+          duration?: never;
+        }
+      | {
+          duration: unknown;
+          end?: never;
+        }
+    );
     /** @description A task of type video.extract-audio (2 credits); params as POST /v1/video/extract-audio takes them. */
     CreateVideoExtractAudioTask: {
       /**
@@ -1375,7 +1483,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoExtractAudioParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoExtractAudioParams: {
       /**
        * @description Default mp3; original copies the stream.
@@ -1424,7 +1541,16 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params?: components["schemas"]["VideoProbeParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     VideoProbeParams: Record<string, never>;
     /**
      * @description A pipeline: 1 to 10 steps, each any operation, reading the task's source or an earlier step's output (`use`), run as one job on one fetch of the source. Costs the sum of its steps' costs, reserved at creation; a task that fails or is canceled is charged only for the steps that succeeded.
@@ -1505,39 +1631,160 @@ export interface components {
       /** @description Events to deliver; default (absent or null) completed and failed. started (when the task begins processing) and canceled only when named. */
       webhook_events_filter?: ("started" | "completed" | "failed" | "canceled")[] | null;
       params: components["schemas"]["PipelineParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     PipelineParams: {
       /** @description 1 to 10 steps, run in order. */
       steps: components["schemas"]["PipelineStep"][];
     };
-    PipelineStep: {
+    PipelineStep:
+      | components["schemas"]["ImageWatermarkStep"]
+      | components["schemas"]["VideoWatermarkStep"]
+      | components["schemas"]["VideoExtractCoverStep"]
+      | components["schemas"]["VideoTrimStep"]
+      | components["schemas"]["AudioTrimStep"]
+      | components["schemas"]["VideoExtractAudioStep"]
+      | components["schemas"]["VideoProbeStep"];
+    /** @description A image.watermark step (1 credit); params as POST /v1/image/watermark takes them. */
+    ImageWatermarkStep: {
       /**
        * @description Unique within the pipeline; outputs carry it as `step`.
        * @example clip
        */
       name: string;
       /**
-       * @description The operation.
-       * @example video.trim
+       * @description Watermark an image (enum property replaced by openapi-typescript)
        * @enum {string}
        */
-      type:
-        | "image.watermark"
-        | "video.watermark"
-        | "video.extract-cover"
-        | "video.trim"
-        | "audio.trim"
-        | "video.extract-audio"
-        | "video.probe";
+      type: "image.watermark";
       /**
        * @description An earlier step whose output this step reads; default the task's source.
        * @example clip
        */
       use?: string;
-      /** @description The operation's params, exactly those of its synchronous route. */
-      params?: {
-        [key: string]: unknown;
-      };
+      params: components["schemas"]["ImageWatermarkParams"];
+    };
+    /** @description A video.watermark step (5 credits); params as POST /v1/video/watermark takes them. */
+    VideoWatermarkStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Watermark a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.watermark";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["VideoWatermarkParams"];
+    };
+    /** @description A video.extract-cover step (1 credit); params as POST /v1/video/extract-cover takes them. */
+    VideoExtractCoverStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Extract a cover image from a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-cover";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoExtractCoverParams"];
+    };
+    /** @description A video.trim step (2 credits); params as POST /v1/video/trim takes them. */
+    VideoTrimStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Trim a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.trim";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["VideoTrimParams"];
+    };
+    /** @description A audio.trim step (1 credit); params as POST /v1/audio/trim takes them. */
+    AudioTrimStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Trim audio (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "audio.trim";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params: components["schemas"]["AudioTrimParams"];
+    };
+    /** @description A video.extract-audio step (2 credits); params as POST /v1/video/extract-audio takes them. */
+    VideoExtractAudioStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Extract the audio track of a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.extract-audio";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoExtractAudioParams"];
+    };
+    /** @description A video.probe step (1 credit); params as POST /v1/video/probe takes them. */
+    VideoProbeStep: {
+      /**
+       * @description Unique within the pipeline; outputs carry it as `step`.
+       * @example clip
+       */
+      name: string;
+      /**
+       * @description Probe a video (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: "video.probe";
+      /**
+       * @description An earlier step whose output this step reads; default the task's source.
+       * @example clip
+       */
+      use?: string;
+      params?: components["schemas"]["VideoProbeParams"];
     };
     TaskList: {
       has_next: boolean;
@@ -1611,7 +1858,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["ImageWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1680,7 +1936,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["VideoWatermarkParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1746,7 +2011,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractCoverParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1824,7 +2098,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["VideoTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1895,7 +2178,16 @@ export interface components {
        */
       source_upload_id?: string;
       params: components["schemas"]["AudioTrimParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -1957,7 +2249,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoExtractAudioParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     /**
      * @example {
      *       "id": "01JD5Z8X4QK3M7R2T9V6W1Y0AB",
@@ -2010,7 +2311,16 @@ export interface components {
        */
       source_upload_id?: string;
       params?: components["schemas"]["VideoProbeParams"];
-    };
+    } & (
+      | {
+          source_url: unknown;
+          source_upload_id?: never;
+        }
+      | {
+          source_upload_id: unknown;
+          source_url?: never;
+        }
+    );
     DirectUpload: {
       /**
        * @description The id the upload has (pending until the browser creates it): GET /v1/uploads/{id} follows it, and once complete it is a `source_upload_id`.
@@ -2150,6 +2460,26 @@ export interface components {
       /** @example 6 */
       total_credits: number;
     };
+    /** @description A probe's output file: its result fields and its type. */
+    ProbeFile: {
+      /** @description Codec of the first video stream (ffprobe's name). */
+      codec: string;
+      /** @description Duration in seconds, on a player's timeline. */
+      durationSec: number;
+      /** @description Frame rate as a reduced fraction, e.g. "30000/1001". */
+      fps: string;
+      /** @description The pixel format (or VP9 alpha_mode) carries alpha. */
+      hasAlpha: boolean;
+      /** @description Width of the output in pixels. */
+      width: number;
+      /** @description Height of the output in pixels. */
+      height: number;
+      /**
+       * @description The operation that made the file.
+       * @enum {string}
+       */
+      type: "video.probe";
+    };
   };
   responses: never;
   parameters: never;
@@ -2207,7 +2537,7 @@ export interface operations {
         created_to?: string;
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size, default 25, clamped to 1..100. */
+        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
         limit?: number;
       };
       header?: never;
@@ -4524,7 +4854,7 @@ export interface operations {
       query?: {
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size, default 25, clamped to 1..100. */
+        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
         limit?: number;
       };
       header?: never;
@@ -4632,7 +4962,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes. */
         "Upload-Length": string;
         /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
@@ -4655,7 +4985,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description The new upload's URL. */
           Location?: string;
           /** @description Bytes received and kept so far. */
@@ -5066,7 +5396,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         id: string;
@@ -5083,7 +5413,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           [name: string]: unknown;
         };
         content?: never;
@@ -5186,7 +5516,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         id: string;
@@ -5204,7 +5534,7 @@ export interface operations {
           /** @description `no-store`. */
           "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description The file's declared size. */
@@ -5215,7 +5545,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. */
+      /** @description AUTH_UNAUTHORIZED: Unauthorized. AUTH_INVALID_TOKEN: Unauthorized. No body (HEAD). */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5223,11 +5553,9 @@ export interface operations {
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5236,11 +5564,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5249,11 +5575,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_GONE: Gone. */
+      /** @description RESOURCE_GONE: Gone. No body (HEAD). */
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5262,11 +5586,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. No body (HEAD). */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5275,11 +5597,9 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. */
+      /** @description RATE_LIMIT_EXCEEDED: Too Many Requests. No body (HEAD). */
       429: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5289,11 +5609,9 @@ export interface operations {
           "Retry-After": components["headers"]["Retry-After"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5302,9 +5620,7 @@ export interface operations {
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };
@@ -5313,7 +5629,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description Where these bytes start. */
         "Upload-Offset": string;
         /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
@@ -5338,7 +5654,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
@@ -5745,7 +6061,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes. */
         "Upload-Length": string;
         /** @description Optional: comma-separated `key base64(value)` pairs; `filename` (any UTF-8 without control characters) is kept. */
@@ -5769,7 +6085,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description The new upload's URL. */
           Location?: string;
           /** @description Bytes received and kept so far. */
@@ -5978,7 +6294,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
       };
       path: {
         /** @description The URL's credential: the upload id, a dot, 256 random bits in base64url. */
@@ -5995,7 +6311,7 @@ export interface operations {
           /** @description `no-store`. */
           "Cache-Control"?: string;
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description The file's declared size. */
@@ -6010,60 +6326,50 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_GONE: Gone. */
+      /** @description RESOURCE_GONE: Gone. No body (HEAD). */
       410: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. */
+      /** @description TUS_VERSION_UNSUPPORTED: Precondition Failed. No body (HEAD). */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };
@@ -6072,7 +6378,7 @@ export interface operations {
       query?: never;
       header: {
         /** @description `1.0.0` (412 when missing or another version). */
-        "Tus-Resumable": string;
+        "Tus-Resumable": "1.0.0";
         /** @description Where these bytes start. */
         "Upload-Offset": string;
         /** @description Optional: `<algorithm> <base64 digest of this body>`, algorithm sha1 or sha256. */
@@ -6096,7 +6402,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Cache-Control": components["headers"]["Cache-Control"];
           /** @description Always `1.0.0`. */
-          "Tus-Resumable"?: string;
+          "Tus-Resumable"?: "1.0.0";
           /** @description Bytes received and kept so far. */
           "Upload-Offset"?: string;
           /** @description While incomplete: when the upload expires (RFC 9110 date). */
@@ -6478,7 +6784,7 @@ export interface operations {
           "audio/3gpp": string;
           "audio/aiff": string;
           "audio/x-caf": string;
-          "application/json": string;
+          "application/json": components["schemas"]["ProbeFile"];
         };
       };
       /** @description The requested byte range. */
@@ -6516,7 +6822,7 @@ export interface operations {
           "audio/3gpp": string;
           "audio/aiff": string;
           "audio/x-caf": string;
-          "application/json": string;
+          "application/json": components["schemas"]["ProbeFile"];
         };
       };
       /** @description Not modified: If-None-Match matched the ETag. */
@@ -6668,67 +6974,55 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. */
+      /** @description VALIDATION_INVALID_ARGUMENT: Validation Failed. No body (HEAD). */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. */
+      /** @description PERMISSION_FORBIDDEN: Forbidden. UPLOAD_QUOTA_EXCEEDED: Upload Quota Exceeded. No body (HEAD). */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RESOURCE_NOT_FOUND: Not Found. */
+      /** @description RESOURCE_NOT_FOUND: Not Found. No body (HEAD). */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. */
+      /** @description METHOD_NOT_ALLOWED: Method Not Allowed. The path exists, but not with this method; Allow lists the methods it supports. No body (HEAD). */
       405: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           Allow: components["headers"]["Allow"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. */
+      /** @description RANGE_NOT_SATISFIABLE: Range Not Satisfiable. The Range header starts past the end of the file; Content-Range gives the file's size. No body (HEAD). */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Content-Range": components["headers"]["Content-Range"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
-      /** @description INTERNAL: Internal Server Error. */
+      /** @description INTERNAL: Internal Server Error. No body (HEAD). */
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           [name: string]: unknown;
         };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
+        content?: never;
       };
     };
   };

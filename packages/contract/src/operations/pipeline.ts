@@ -101,15 +101,11 @@ export function checkSteps(steps: readonly StepLike[], ctx: z.RefinementCtx): vo
   });
 }
 
-/** Public params of a pipeline task (POST /v1/tasks with type "pipeline"). */
+/**
+ * Public params of a pipeline task (POST /v1/tasks with type "pipeline"). The OpenAPI document shows them per
+ * step type, each step with its operation's params schema (the Worker's src/routes/tasks/documented-body.ts).
+ */
 export const PipelineParamsSchema = z
-  .strictObject({
-    steps: z
-      .array(z.strictObject(stepShape).openapi("PipelineStep"))
-      .min(1)
-      .max(MAX_PIPELINE_STEPS)
-      .openapi({ description: `1 to ${MAX_PIPELINE_STEPS} steps, run in order.` }),
-  })
-  .superRefine((p, ctx) => checkSteps(p.steps, ctx))
-  .openapi("PipelineParams");
+  .strictObject({ steps: z.array(z.strictObject(stepShape)).min(1).max(MAX_PIPELINE_STEPS) })
+  .superRefine((p, ctx) => checkSteps(p.steps, ctx));
 export type PipelineParams = z.output<typeof PipelineParamsSchema>;

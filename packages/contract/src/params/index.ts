@@ -14,6 +14,7 @@ export type { OperationParams as JobParams } from "../operations/index.ts";
 export { AUDIO_FORMATS, type AudioFormat, SAMPLE_RATES, SAMPLE_RATES_OF } from "./audio.ts";
 export { HexColor, HttpUrl, Seconds, UploadId } from "./fields.ts";
 export { MARK_DEFAULTS, POSITIONS, type Position, TEXT_SCRIPTS } from "./mark.ts";
+export { exactlyOneOf } from "./one-of.ts";
 export type { ImageWatermarkParams } from "./watermark.ts";
 export {
   AudioTrimParamsSchema,

@@ -1,4 +1,5 @@
 import { HexColor, HttpUrl, UploadId } from "./fields.ts";
+import { exactlyOneOf } from "./one-of.ts";
 import { z } from "./zod.ts";
 
 /**
@@ -160,4 +161,16 @@ export function oneMark(
       path: ["watermark_url"],
       message: "One of watermark_url, watermark_upload_id or text is required.",
     });
+}
+
+/**
+ * The document's statement of oneMark: a logo by URL, a logo by upload, or a text, exactly one; `forbids` adds
+ * the params an operation refuses next to a logo or a text (video.watermark's).
+ */
+export function markVariants(forbids: { logo?: readonly string[]; text?: readonly string[] } = {}) {
+  return exactlyOneOf([
+    { title: "Logo by URL", field: "watermark_url", forbids: forbids.logo ?? [] },
+    { title: "Logo by upload", field: "watermark_upload_id", forbids: forbids.logo ?? [] },
+    { title: "Text", field: "text", forbids: forbids.text ?? [] },
+  ]);
 }

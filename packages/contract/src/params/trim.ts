@@ -1,4 +1,5 @@
 import { Seconds } from "./fields.ts";
+import { exactlyOneOf } from "./one-of.ts";
 import { z } from "./zod.ts";
 
 /** start (required), and exactly one of end or duration, with end > start (decisions.md §4). */
@@ -12,6 +13,12 @@ const trimShape = {
     .optional()
     .openapi({ description: "Length in seconds; or give end." }),
 };
+
+/** The document's statement of trimWindow's one-of. */
+const endOrDuration = exactlyOneOf([
+  { title: "Until end", field: "end" },
+  { title: "For duration", field: "duration" },
+]);
 
 function trimWindow(p: { start: number; end?: number; duration?: number }, ctx: z.RefinementCtx) {
   if (p.end !== undefined && p.duration !== undefined) {
@@ -32,9 +39,9 @@ export const VideoTrimParamsSchema = z
     }),
   })
   .superRefine(trimWindow)
-  .openapi("VideoTrimParams");
+  .openapi("VideoTrimParams", endOrDuration);
 
 export const AudioTrimParamsSchema = z
   .strictObject(trimShape)
   .superRefine(trimWindow)
-  .openapi("AudioTrimParams");
+  .openapi("AudioTrimParams", endOrDuration);

@@ -1,5 +1,5 @@
 import { Seconds } from "./fields.ts";
-import { markPaintOptional, markPaintWithDefaults, markSourceShape, oneMark } from "./mark.ts";
+import { markPaintOptional, markPaintWithDefaults, markSourceShape, markVariants, oneMark } from "./mark.ts";
 import { z } from "./zod.ts";
 
 /**
@@ -23,29 +23,33 @@ export const ImageWatermarkParamsSchema = z
       .openapi({ description: "JPEG and WebP quality.", example: 85 }),
   })
   .superRefine(oneMark)
-  .openapi("ImageWatermarkParams");
+  .openapi("ImageWatermarkParams", markVariants());
 
 /** The params of a text mark that mean nothing next to a logo. */
 const TEXT_ONLY = ["font_size", "color", "font_family", "font_weight", "stroke", "shadow"] as const;
 
 /**
  * video.watermark's own rules, beyond the shape: the defaults are the engine's, so a param that does not apply
- * to the chosen mark was given by the caller and is refused (a text param next to a logo, `scale` next to a
- * text), and so is a control character in the text but the line break (the mark is one bitmap per video).
+ * to the chosen mark was given by the caller and is refused (a text param next to a logo, by URL or by upload,
+ * `scale` next to a text), and so is a control character in the text but the line break (the mark is one
+ * bitmap per video).
  */
 function videoMark(
-  p: { watermark_url?: string | undefined; text?: string | undefined } & Partial<
-    Record<(typeof TEXT_ONLY)[number] | "scale", unknown>
-  >,
+  p: {
+    watermark_url?: string | undefined;
+    watermark_upload_id?: string | undefined;
+    text?: string | undefined;
+  } & Partial<Record<(typeof TEXT_ONLY)[number] | "scale", unknown>>,
   ctx: z.RefinementCtx,
 ) {
-  if (p.watermark_url !== undefined && p.text === undefined) {
+  const logo = p.watermark_url !== undefined || p.watermark_upload_id !== undefined;
+  if (logo && p.text === undefined) {
     for (const key of TEXT_ONLY) {
       if (p[key] !== undefined)
         ctx.addIssue({ code: "custom", path: [key], message: "Applies to text watermarks only." });
     }
   }
-  if (p.text !== undefined && p.watermark_url === undefined) {
+  if (p.text !== undefined && !logo) {
     if (p.scale !== undefined)
       ctx.addIssue({ code: "custom", path: ["scale"], message: "Applies to logo watermarks only." });
     // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
@@ -73,7 +77,7 @@ export const VideoWatermarkParamsSchema = z
       ctx.addIssue({ code: "custom", path: ["end"], message: "end must be greater than start." });
     }
   })
-  .openapi("VideoWatermarkParams");
+  .openapi("VideoWatermarkParams", markVariants({ logo: TEXT_ONLY, text: ["scale"] }));
 
 /** image.watermark's params as a caller writes them (defaults optional). */
 export type ImageWatermarkParams = z.input<typeof ImageWatermarkParamsSchema>;
