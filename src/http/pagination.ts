@@ -5,23 +5,21 @@ import { decodeCursor, encodeCursor } from "./cursor";
 export const DEFAULT_PAGE_SIZE = 25;
 
 const MAX_PAGE_SIZE = 100;
-const LIMIT_RANGE = `Must be an integer from 1 to ${MAX_PAGE_SIZE}.`;
 
 /**
- * `limit`: an integer from 1 to 100, default 25; anything else is a 400 naming `limit` (docs/decisions.md
- * "Listing"), so the document's range is the server's and a caller's mistake is not served silently.
+ * `limit`: an integer, default 25, clamped to 1..100 (interface.md: "values outside are clamped"). The
+ * document says so in words, not as minimum/maximum: a schema range would declare 0 or 500 refused, and the
+ * server serves them (docs/decisions.md "Listing").
  */
 export const LimitQuery = z
   .string()
-  .regex(/^\d{1,3}$/, LIMIT_RANGE)
-  .transform(Number)
-  .pipe(z.number().int().min(1, LIMIT_RANGE).max(MAX_PAGE_SIZE, LIMIT_RANGE))
+  .regex(/^-?\d+$/, "Must be an integer.")
+  .transform((v) => Math.min(MAX_PAGE_SIZE, Math.max(1, Number(v))))
   .optional()
   .openapi({
     type: "integer",
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
-    description: `Page size: 1 to ${MAX_PAGE_SIZE} (400 naming limit outside that range). Default 25.`,
+    format: "int64",
+    description: `Page size, default 25; values outside 1..${MAX_PAGE_SIZE} are clamped (0 gives 1 result, 500 gives ${MAX_PAGE_SIZE}).`,
     example: 25,
   });
 

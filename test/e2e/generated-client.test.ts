@@ -130,8 +130,7 @@ describe("a client generated from the live document", () => {
     // tsc reports a `@ts-expect-error` with no error under it: each refused call below one is a type error.
     const calls = readFileSync(refusedTemplate, "utf8").split("await send(").slice(1);
     expect(calls.length).toBeGreaterThanOrEqual(16);
-    for (const call of calls.slice(0, -1)) expect(call.match(/@ts-expect-error/g), call).toHaveLength(1);
-    expect(calls.at(-1)).toMatch(/limit over its maximum/);
+    for (const call of calls) expect(call.match(/@ts-expect-error/g), call).toHaveLength(1);
   });
 
   it("runs against the live service: every call of the integration is accepted", async () => {

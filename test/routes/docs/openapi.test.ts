@@ -461,13 +461,16 @@ describe("OpenAPI documents", () => {
     const doc = await publicDoc();
     const limit = doc.paths["/v1/tasks"]!.get!.parameters!.find((p) => p.name === "limit")!;
     expect(Number.isInteger(limit.schema.example)).toBe(true);
-    // The range the server keeps to (400 outside it), on every list.
-    for (const path of ["/v1/tasks", "/v1/uploads"])
-      expect(doc.paths[path]!.get!.parameters!.find((p) => p.name === "limit")!.schema).toMatchObject({
-        type: "integer",
-        minimum: 1,
-        maximum: 100,
-      });
+    // The range and its clamp in words on every list, and no minimum/maximum that would call 0 or 500
+    // refused: the server clamps them (interface.md).
+    for (const path of ["/v1/tasks", "/v1/uploads"]) {
+      const param = doc.paths[path]!.get!.parameters!.find((p) => p.name === "limit")!;
+      const schema = param.schema;
+      expect(schema).toMatchObject({ type: "integer" });
+      expect(JSON.stringify(param)).toMatch(/outside 1\.\.100 are clamped/);
+      expect(schema).not.toHaveProperty("minimum");
+      expect(schema).not.toHaveProperty("maximum");
+    }
     const signature = doc.paths["/files/{file_id}/{name}"]!.get!.parameters!.find(
       (p) => p.name === "signature",
     )!;

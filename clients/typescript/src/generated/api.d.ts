@@ -2537,7 +2537,7 @@ export interface operations {
         created_to?: string;
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
+        /** @description Page size, default 25; values outside 1..100 are clamped (0 gives 1 result, 500 gives 100). */
         limit?: number;
       };
       header?: never;
@@ -4854,7 +4854,7 @@ export interface operations {
       query?: {
         /** @description Opaque cursor: next_cursor of the previous page. */
         cursor?: string;
-        /** @description Page size: 1 to 100 (400 naming limit outside that range). Default 25. */
+        /** @description Page size, default 25; values outside 1..100 are clamped (0 gives 1 result, 500 gives 100). */
         limit?: number;
       };
       header?: never;
