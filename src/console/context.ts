@@ -1,6 +1,5 @@
 import type { UserRow } from "../db/schema";
 import type { AppEnv } from "../http/context";
-import type { CspAdditions } from "./csp";
 
 /** The app's context plus what the console's middleware establishes. */
 export type ConsoleEnv = {
@@ -19,3 +18,8 @@ export type ConsoleEnv = {
     cspAdditions?: CspAdditions;
   };
 };
+
+/** Sources a page adds to the console's Content-Security-Policy, per directive. */
+export type CspAdditions = Partial<
+  Record<"connect-src" | "worker-src" | "script-src" | "frame-src" | "style-src", string[]>
+>;

@@ -1,14 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { ConsoleEnv } from "./context";
-
-/** Sources a page adds to the console's Content-Security-Policy, per directive. */
-export type CspAdditions = Partial<
-  Record<"connect-src" | "worker-src" | "script-src" | "frame-src" | "style-src", string[]>
->;
+import type { ConsoleEnv, CspAdditions } from "./context";
 
 /**
- * Lets this response's page use more than the console's strict policy (src/dashboard/middleware.ts: scripts and
+ * Lets this response's page use more than the console's strict policy (src/ui/security-headers.ts: scripts and
  * styles by nonce only, nothing fetched): the password meter asks the server (connect-src 'self'), the proof of
  * work runs in workers (worker-src 'self'), Turnstile loads and frames challenges.cloudflare.com.
  */

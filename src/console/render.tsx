@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { PageContext } from "../dashboard/views/components";
+import { PageContext } from "../ui/components";
 import type { ConsoleEnv } from "./context";
 import { ConsoleLayout, type ConsoleTab } from "./views/layout";
 

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { digestsEqual, hashSecret } from "../auth/token";
-import { verifyFormWith } from "../dashboard/middleware";
 import { newSessionToken, openSession, SESSION_ABSOLUTE_MS } from "../sessions/store";
+import { verifyFormWith } from "../ui/forms";
 import type { ConsoleEnv } from "./context";
 import { CONSOLE, consolePaths } from "./paths";
 

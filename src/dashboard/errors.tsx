@@ -1,64 +1,8 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "../errors/api-error";
-import { ERROR_CODES } from "../errors/codes";
+import { ErrorPanel, pageError } from "../ui/error-page";
 import type { DashboardEnv } from "./context";
 import { paths } from "./paths";
 import { render } from "./render";
-
-function ErrorPage(props: { title: string; detail: string; requestId: string; signedIn: boolean }) {
-  return (
-    <div class="panel">
-      <h1>{props.title}</h1>
-      <p>{props.detail}</p>
-      <p class="muted small">
-        Request id <code>{props.requestId}</code>
-      </p>
-      <p>
-        <a href={props.signedIn ? paths.accounts : paths.login}>
-          {props.signedIn ? "Back to the accounts" : "Sign in"}
-        </a>
-      </p>
-    </div>
-  );
-}
-
-const TITLES: Partial<Record<ApiError["code"], string>> = {
-  PERMISSION_FORBIDDEN: "Form refused",
-  RESOURCE_NOT_FOUND: "Not found",
-  VALIDATION_INVALID_ARGUMENT: "That request is not valid",
-};
-
-/**
- * What a page may say about an error: one the code anticipated keeps its public detail; anything else is logged
- * (like the API's 500s) and becomes a friendly message with the request id. Never a stack. Shared with the
- * customer console.
- */
-export function pageError(err: Error, request: { requestId: string; url: string }) {
-  const { requestId } = request;
-  let error: ApiError;
-  if (err instanceof ApiError) error = err;
-  else if (err instanceof HTTPException && err.status === 413) error = new ApiError("REQUEST_BODY_TOO_LARGE");
-  else {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        request_id: requestId,
-        path: new URL(request.url).pathname,
-        error: err.name,
-        message: err.message,
-        stack: err.stack,
-      }),
-    );
-    error = new ApiError(
-      "INTERNAL",
-      "Something went wrong on our side. Reload the page to see what was saved; if it keeps happening, quote the request id below.",
-    );
-  }
-  const title = TITLES[error.code] ?? ERROR_CODES[error.code].title;
-  return { error, title, requestId, status: error.status as ContentfulStatusCode };
-}
 
 /** The dashboard's error handler: a readable page (pageError) inside the dashboard's layout. */
 export function dashboardError(err: Error, c: Context<DashboardEnv>) {
@@ -66,19 +10,20 @@ export function dashboardError(err: Error, c: Context<DashboardEnv>) {
     requestId: c.get("requestId"),
     url: c.req.url,
   });
+  const signedIn = c.get("session") !== undefined;
   return render(
     c,
     title,
-    <ErrorPage
+    <ErrorPanel
       title={title}
       detail={error.detail}
       requestId={requestId}
-      signedIn={c.get("session") !== undefined}
+      back={
+        signedIn
+          ? { href: paths.accounts, label: "Back to the accounts" }
+          : { href: paths.login, label: "Sign in" }
+      }
     />,
     status,
   );
-}
-
-export function notFound(what: string) {
-  return new ApiError("RESOURCE_NOT_FOUND", `${what} does not exist.`);
 }

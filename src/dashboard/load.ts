@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { getAccount } from "../accounts/service";
+import { notFound } from "../ui/error-page";
 import { isUlid } from "../util/ulid";
 import type { DashboardEnv } from "./context";
-import { notFound } from "./errors";
 
 /** The account named by the URL, or a readable 404 page. */
 export async function loadAccount(c: Context<DashboardEnv>) {

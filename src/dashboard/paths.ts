@@ -16,14 +16,6 @@ export const paths = {
   task: (id: string, taskId: string) => `${BASE}/accounts/${id}/tasks/${taskId}`,
 };
 
-/** A query string from the defined values only ("" when none). */
-export function query(params: Record<string, string | undefined>) {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
-  const text = search.toString();
-  return text ? `?${text}` : "";
-}
-
 /** Where to go after signing in: only a dashboard path of this origin, never an open redirect. */
 export function safeNext(next: string | undefined) {
   if (!next || !/^\/dashboard(\/[\w\-./?=&%]*)?$/.test(next) || next.includes("//")) return paths.accounts;

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { PageContext } from "../ui/components";
 import type { DashboardEnv } from "./context";
-import { PageContext } from "./views/components";
 import { Layout } from "./views/layout";
 
 /** Renders a page inside the layout, with the request's CSRF token and CSP nonce available to every form. */

@@ -1,10 +1,10 @@
 import type { Context, Hono } from "hono";
 import { keyLabel } from "../../auth/token";
-import { text } from "../../dashboard/forms";
-import { Field, type FieldErrors, Notice, PostForm, SecretField } from "../../dashboard/views/components";
-import { formatNumber } from "../../dashboard/views/format";
 import { ApiError } from "../../errors/api-error";
 import { createSession } from "../../sessions/store";
+import { Field, Notice, PostForm, SecretField } from "../../ui/components";
+import { formatNumber } from "../../ui/format";
+import { type FieldErrors, text } from "../../ui/forms";
 import { checkSolution, checkTurnstile, issueChallenge } from "../../users/challenge";
 import { authenticationOptions, signInWithPasskey } from "../../users/passkeys";
 import { passwordProblem } from "../../users/password";

@@ -1,11 +1,11 @@
 import type { Hono } from "hono";
 import { getAccount } from "../../accounts/service";
 import { listLedger } from "../../credits/ledger";
-import { Ledger } from "../../dashboard/pages/account";
-import { query } from "../../dashboard/paths";
-import { formatNumber } from "../../dashboard/views/format";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
+import { formatNumber } from "../../ui/format";
+import { Ledger } from "../../ui/ledger";
+import { query } from "../../ui/query-string";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";

@@ -1,9 +1,9 @@
 import type { Context, Hono } from "hono";
-import { text } from "../../dashboard/forms";
-import { Field, type FieldErrors, Notice, PostForm } from "../../dashboard/views/components";
 import { resetMail, verificationMail } from "../../mail/messages";
 import { type Mail, sendMail } from "../../mail/send";
 import { createSession } from "../../sessions/store";
+import { Field, Notice, PostForm } from "../../ui/components";
+import { type FieldErrors, text } from "../../ui/forms";
 import { issueEmailToken } from "../../users/email-tokens";
 import { passwordProblem } from "../../users/password";
 import { normalizeEmail } from "../../users/service";

@@ -1,20 +1,13 @@
 import type { Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { keyLabel } from "../../auth/token";
-import {
-  ConfirmRevoke,
-  CreateKeyForm,
-  KeyList,
-  type KeyValues,
-  NewKey,
-  readKeyForm,
-} from "../../dashboard/pages/keys";
-import type { FieldErrors } from "../../dashboard/views/components";
-import { Notice } from "../../dashboard/views/components";
 import { ApiError } from "../../errors/api-error";
 import { createKey, listKeys, revokeKey } from "../../keys/service";
+import { Notice } from "../../ui/components";
+import { notFound } from "../../ui/error-page";
+import type { FieldErrors } from "../../ui/forms";
+import { ConfirmRevoke, CreateKeyForm, KeyList, type KeyValues, NewKey, readKeyForm } from "../../ui/keys";
 import type { ConsoleEnv } from "../context";
-import { notFound } from "../errors";
 import { setFlash, takeFlash } from "../flash";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";

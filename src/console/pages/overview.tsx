@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
 import { getAccount } from "../../accounts/service";
-import { TaskList } from "../../dashboard/pages/tasks";
-import { Notice, PostForm } from "../../dashboard/views/components";
-import { formatBytes, formatNumber } from "../../dashboard/views/format";
 import type { UserRow } from "../../db/schema";
 import { listTasks } from "../../tasks/query";
+import { Notice, PostForm } from "../../ui/components";
+import { formatBytes, formatNumber } from "../../ui/format";
+import { TaskList } from "../../ui/tasks";
 import { quotaUsage } from "../../uploads/quota";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";

@@ -1,12 +1,12 @@
 import type { Hono } from "hono";
 import { keyLabel } from "../../auth/token";
-import { query } from "../../dashboard/paths";
-import { Pager, Table, Time } from "../../dashboard/views/components";
-import { formatNumber } from "../../dashboard/views/format";
 import { encodeCursor } from "../../http/cursor";
 import { pagePosition } from "../../http/pagination";
 import { listKeys } from "../../keys/service";
 import { listRequests, REQUEST_LOG_LIMIT, STATUS_CLASSES } from "../../requests/log";
+import { Pager, Table, Time } from "../../ui/components";
+import { formatNumber } from "../../ui/format";
+import { query } from "../../ui/query-string";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";

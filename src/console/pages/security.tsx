@@ -1,12 +1,12 @@
 import type { Context, Hono } from "hono";
-import { text } from "../../dashboard/forms";
-import { Field, type FieldErrors, Notice, PostForm, Table, Time } from "../../dashboard/views/components";
 import { countUserSessions, endSession, endUserSessions } from "../../sessions/store";
+import { Field, Notice, PostForm, Table, Time } from "../../ui/components";
+import { notFound } from "../../ui/error-page";
+import { type FieldErrors, text } from "../../ui/forms";
 import { addPasskey, listPasskeys, registrationOptions, removePasskey } from "../../users/passkeys";
 import { passwordProblem } from "../../users/password";
 import { checkPassword, setPassword } from "../../users/service";
 import type { ConsoleEnv } from "../context";
-import { notFound } from "../errors";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 import { relyingParty } from "../rp";

@@ -1,23 +1,15 @@
 import type { Context, Hono } from "hono";
-import {
-  Deliveries,
-  Outputs,
-  StatusFilter,
-  Steps,
-  TASK_STATUSES,
-  TaskFacts,
-  TaskList,
-} from "../../dashboard/pages/tasks";
-import { query } from "../../dashboard/paths";
-import { taskDeliveries } from "../../dashboard/queries";
-import { Notice, Pager, PostForm } from "../../dashboard/views/components";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { getTask, listTasks } from "../../tasks/query";
 import { serializeTask } from "../../tasks/serialize";
+import { Notice, Pager, PostForm } from "../../ui/components";
+import { notFound } from "../../ui/error-page";
+import { query } from "../../ui/query-string";
+import { Deliveries, Outputs, StatusFilter, Steps, TASK_STATUSES, TaskFacts, TaskList } from "../../ui/tasks";
 import { isUlid } from "../../util/ulid";
+import { taskDeliveries } from "../../webhooks/deliveries";
 import type { ConsoleEnv } from "../context";
-import { notFound } from "../errors";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 

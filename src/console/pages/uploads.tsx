@@ -1,11 +1,11 @@
 import type { Context, Hono } from "hono";
 import { useContext } from "hono/jsx";
-import { query } from "../../dashboard/paths";
-import { Notice, PageContext, Pager, PostForm, Table, Time } from "../../dashboard/views/components";
-import { formatBytes, formatNumber } from "../../dashboard/views/format";
 import { ApiError } from "../../errors/api-error";
 import { problemResponse } from "../../errors/handler";
 import type { AppEnv } from "../../http/context";
+import { Notice, PageContext, Pager, PostForm, Table, Time } from "../../ui/components";
+import { formatBytes, formatNumber } from "../../ui/format";
+import { query } from "../../ui/query-string";
 import { quotaUsage } from "../../uploads/quota";
 import { deleteUpload, grantDirectUpload, keyTarget, listAccountUploads } from "../../uploads/service";
 import type { UploadView } from "../../uploads/view";

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { Table } from "../../dashboard/views/components";
-import { formatNumber } from "../../dashboard/views/format";
+import { Table } from "../../ui/components";
+import { formatNumber } from "../../ui/format";
 import { usageByDay } from "../../usage/query";
 import type { ConsoleEnv } from "../context";
 import { consolePaths } from "../paths";

@@ -1,7 +1,7 @@
 import type { Challenge } from "altcha-lib";
 import type { Context } from "hono";
 import { useContext } from "hono/jsx";
-import { PageContext } from "../../dashboard/views/components";
+import { PageContext } from "../../ui/components";
 import { ALTCHA_SCRIPT } from "../assets";
 import type { ConsoleEnv } from "../context";
 import { allowInCsp } from "../csp";

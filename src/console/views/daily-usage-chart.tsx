@@ -1,4 +1,4 @@
-import { formatNumber } from "../../dashboard/views/format";
+import { formatNumber } from "../../ui/format";
 import type { UsageRow } from "../../usage/query";
 
 /** Distinct on light and dark panels (each ≥ 3:1 against both backgrounds), in a fixed order per operation. */

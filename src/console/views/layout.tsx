@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import { useContext } from "hono/jsx";
-import { PageContext } from "../../dashboard/views/components";
-import { Frame } from "../../dashboard/views/layout";
+import { PageContext } from "../../ui/components";
+import { Frame } from "../../ui/frame";
 import { consolePaths } from "../paths";
 
 const NAV = [

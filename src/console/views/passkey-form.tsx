@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import { useContext } from "hono/jsx";
-import { CSRF_FIELD } from "../../dashboard/middleware";
-import { PageContext } from "../../dashboard/views/components";
+import { PageContext } from "../../ui/components";
+import { CSRF_FIELD } from "../../ui/forms";
 import { WEBAUTHN_SCRIPT } from "../assets";
 import { consolePaths } from "../paths";
 

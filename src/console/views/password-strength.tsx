@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { useContext } from "hono/jsx";
-import { PageContext } from "../../dashboard/views/components";
+import { PageContext } from "../../ui/components";
 import type { ConsoleEnv } from "../context";
 import { allowInCsp } from "../csp";
 import { consolePaths } from "../paths";

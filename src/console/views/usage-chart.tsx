@@ -1,4 +1,4 @@
-import { formatNumber } from "../../dashboard/views/format";
+import { formatNumber } from "../../ui/format";
 import type { Usage } from "../usage";
 
 const BAR = 22;

@@ -1,28 +1,20 @@
 import type { Context, Hono } from "hono";
 import { applyBalanceChange, listLedger } from "../../credits/ledger";
-import type { AccountRow, LedgerRow, UserRow } from "../../db/schema";
+import type { AccountRow, UserRow } from "../../db/schema";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { GrantBody } from "../../routes/admin/schema";
+import { ErrorSummary, Field, Notice, PostForm, Table, Time } from "../../ui/components";
+import { formatNumber } from "../../ui/format";
+import { type FieldErrors, optionalInt, text, validate } from "../../ui/forms";
+import { Ledger } from "../../ui/ledger";
+import { query } from "../../ui/query-string";
 import { listAccountUsers } from "../../users/service";
 import type { DashboardEnv } from "../context";
-import { optionalInt, text, validate } from "../forms";
 import { doneMessage, loadAccount } from "../load";
-import { paths, query } from "../paths";
+import { paths } from "../paths";
 import { render } from "../render";
-import {
-  AccountHeader,
-  Badge,
-  ErrorSummary,
-  Field,
-  type FieldErrors,
-  Notice,
-  Pager,
-  PostForm,
-  Table,
-  Time,
-} from "../views/components";
-import { formatNumber, formatSigned } from "../views/format";
+import { AccountHeader } from "../views/account-header";
 
 type GrantValues = { amount: string; reason: string };
 
@@ -52,51 +44,6 @@ function GrantForm(props: { account: AccountRow; values?: GrantValues; errors?: 
           <button type="submit">Grant</button>
         </div>
       </PostForm>
-    </section>
-  );
-}
-
-/** The ledger, newest first; `first` is the first page's path (shown when on a later page). */
-export function Ledger(props: {
-  rows: LedgerRow[];
-  taskHref: (taskId: string) => string;
-  first?: string;
-  next?: string;
-}) {
-  return (
-    <section class="panel">
-      <h2>Ledger</h2>
-      <Table
-        empty="No ledger entries yet."
-        columns={[
-          { label: "Time" },
-          { label: "Kind" },
-          { label: "Amount", num: true },
-          { label: "Balance after", num: true },
-          { label: "Reason" },
-          { label: "Task" },
-          { label: "Request id" },
-        ]}
-        rows={props.rows.map((row) => ({
-          id: row.id,
-          cells: [
-            <Time ms={row.createdAt} />,
-            <Badge value={row.kind} />,
-            formatSigned(row.amount),
-            formatNumber(row.balanceAfter),
-            row.reason ?? <span class="muted">—</span>,
-            row.taskId ? (
-              <a href={props.taskHref(row.taskId)}>
-                <code>{row.taskId}</code>
-              </a>
-            ) : (
-              <span class="muted">—</span>
-            ),
-            row.requestId ? <code>{row.requestId}</code> : <span class="muted">—</span>,
-          ],
-        }))}
-      />
-      <Pager first={props.first} next={props.next} />
     </section>
   );
 }

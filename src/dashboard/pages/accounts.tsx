@@ -4,23 +4,14 @@ import type { AccountRow } from "../../db/schema";
 import { encodeCursor } from "../../http/cursor";
 import { DEFAULT_PAGE_SIZE, pagePosition } from "../../http/pagination";
 import { CreateAccountBody } from "../../routes/admin/schema";
+import { ErrorSummary, Field, Notice, Pager, PostForm, SecretField, Table, Time } from "../../ui/components";
+import { formatNumber } from "../../ui/format";
+import { type FieldErrors, optionalInt, text, validate } from "../../ui/forms";
+import { NewKey } from "../../ui/keys";
+import { query } from "../../ui/query-string";
 import type { DashboardEnv } from "../context";
-import { optionalInt, text, validate } from "../forms";
-import { paths, query } from "../paths";
+import { paths } from "../paths";
 import { render } from "../render";
-import {
-  ErrorSummary,
-  Field,
-  type FieldErrors,
-  Notice,
-  Pager,
-  PostForm,
-  SecretField,
-  Table,
-  Time,
-} from "../views/components";
-import { formatNumber } from "../views/format";
-import { NewKey } from "./keys";
 
 function CreateAccountForm(props: { values?: { name: string; credits: string }; errors?: FieldErrors }) {
   return (

@@ -1,8 +1,10 @@
 import type { Context, Hono } from "hono";
 import { OPERATOR_THROTTLE, operatorRetryAfter, recordOperatorFailure } from "../../auth/operator-throttle";
 import { digestsEqual, hashSecret } from "../../auth/token";
+import { Notice, PostForm } from "../../ui/components";
+import { text } from "../../ui/forms";
+import { query } from "../../ui/query-string";
 import type { DashboardEnv } from "../context";
-import { text } from "../forms";
 import {
   adminToken,
   clearCookie,
@@ -13,10 +15,9 @@ import {
   setSessionCookie,
   verifyForm,
 } from "../middleware";
-import { paths, query, safeNext } from "../paths";
+import { paths, safeNext } from "../paths";
 import { render } from "../render";
 import { csrfToken, newLoginSession, sealSession, startOperatorSession } from "../session";
-import { Notice, PostForm } from "../views/components";
 
 function SignIn(props: { next?: string; error?: string }) {
   return (

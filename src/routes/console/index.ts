@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { ASSET_PATHS, registerAssets } from "../../console/assets";
 import type { ConsoleEnv } from "../../console/context";
 import { extendCsp } from "../../console/csp";
-import { consoleError, notFound } from "../../console/errors";
+import { consoleError } from "../../console/errors";
 import { registerAuthPages } from "../../console/pages/auth";
 import { registerCreditPages } from "../../console/pages/credits";
 import { registerEmailPages } from "../../console/pages/email";
@@ -18,8 +18,9 @@ import { registerUsagePage } from "../../console/pages/usage";
 import { registerWebhookPages } from "../../console/pages/webhooks";
 import { CONSOLE, consolePaths } from "../../console/paths";
 import { requireUser, verifySessionForm } from "../../console/session";
-import { securityHeaders } from "../../dashboard/middleware";
 import type { AppEnv } from "../../http/context";
+import { notFound } from "../../ui/error-page";
+import { securityHeaders } from "../../ui/security-headers";
 
 const READS = new Set(["GET", "HEAD"]);
 /**

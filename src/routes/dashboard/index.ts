@@ -1,13 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import type { DashboardEnv } from "../../dashboard/context";
-import { dashboardError, notFound } from "../../dashboard/errors";
+import { dashboardError } from "../../dashboard/errors";
 import {
   clearCookie,
   requireAdminToken,
   requireSession,
   SESSION_COOKIE,
-  securityHeaders,
   verifyForm,
 } from "../../dashboard/middleware";
 import { registerAccount } from "../../dashboard/pages/account";
@@ -19,6 +18,8 @@ import { registerWebhookSecret } from "../../dashboard/pages/webhook-secret";
 import { BASE, paths } from "../../dashboard/paths";
 import type { AppEnv } from "../../http/context";
 import { endSession } from "../../sessions/store";
+import { notFound } from "../../ui/error-page";
+import { securityHeaders } from "../../ui/security-headers";
 
 const READS = new Set(["GET", "HEAD"]);
 const verifySessionForm = verifyForm(async (c) => c.get("session"));

@@ -2,12 +2,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
-import { securityHeaders } from "../../dashboard/middleware";
-import { PageContext, Table } from "../../dashboard/views/components";
-import { Frame } from "../../dashboard/views/layout";
 import { ApiError } from "../../errors/api-error";
 import type { AppEnv } from "../../http/context";
 import { listMailbox, readMailbox, type StoredMail } from "../../mail/mailbox";
+import { PageContext, Table } from "../../ui/components";
+import { Frame } from "../../ui/frame";
+import { securityHeaders } from "../../ui/security-headers";
 
 export const MAILBOX = "/dev/mailbox";
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -1,15 +1,14 @@
+/**
+ * The building blocks of the server-rendered pages (the operator dashboard, the customer console, the dev
+ * mailbox): forms, fields, notices, times, tables that become cards on a phone, paging.
+ */
 import type { Child } from "hono/jsx";
 import { createContext, useContext } from "hono/jsx";
-import type { AccountRow } from "../../db/schema";
-import { CSRF_FIELD } from "../middleware";
-import { paths } from "../paths";
-import { formatNumber, timeParts } from "./format";
+import { timeParts } from "./format";
+import { CSRF_FIELD, type FieldErrors } from "./forms";
 
 /** What every component of one response may need: the form token and the CSP nonce. */
 export const PageContext = createContext({ csrf: "", nonce: "", signedIn: false });
-
-/** Field name → readable message, shown next to the field. */
-export type FieldErrors = Record<string, string>;
 
 /** A state-changing form: always POST, always with the session's CSRF token. */
 export function PostForm(props: { action: string; class?: string; children: Child }) {
@@ -151,36 +150,5 @@ export function Pager(props: { first?: string; next?: string }) {
       {props.first ? <a href={props.first}>← First page</a> : <span />}
       {props.next ? <a href={props.next}>Next page →</a> : <span />}
     </nav>
-  );
-}
-
-const TABS = [
-  ["overview", "Balance & ledger", paths.account],
-  ["keys", "API keys", paths.keys],
-  ["webhook", "Webhook secret", paths.webhookSecret],
-  ["tasks", "Tasks", paths.tasks],
-] as const;
-
-export type AccountTab = (typeof TABS)[number][0];
-
-/** Breadcrumbs, the account's name and its tabs: the top of every account page. */
-export function AccountHeader(props: { account: AccountRow; tab: AccountTab; title?: string }) {
-  const { account } = props;
-  return (
-    <>
-      <div class="crumbs">
-        <a href={paths.accounts}>Accounts</a> / <code>{account.id}</code>
-      </div>
-      <h1>
-        {account.name} <span class="muted small">{formatNumber(account.credits)} credits</span>
-      </h1>
-      <nav class="tabs" aria-label="Account">
-        {TABS.map(([tab, label, href]) => (
-          <a href={href(account.id)} aria-current={tab === props.tab ? "page" : undefined}>
-            {label}
-          </a>
-        ))}
-      </nav>
-    </>
   );
 }
