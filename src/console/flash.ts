@@ -6,14 +6,16 @@ import { cookieOptions, SESSION_COOKIE } from "./session";
 
 /**
  * What a POST hands to the page it redirects to (Post/Redirect/Get), when that is more than a `?done=` word:
- * a key just created, shown once. It never travels in a URL. It is sealed (AES-GCM) under a key derived from
+ * a key just created, or why a resend was refused (with the task id typed), shown once. It never travels in a
+ * URL. It is sealed (AES-GCM) under a key derived from
  * the session's own token, which only this browser holds and the server does not store (only its SHA-256),
  * and kept in an HttpOnly cookie for two minutes; the next page opens it once and deletes it. Without the
  * session cookie it cannot be opened, by the server included.
  */
 export type Flash =
   | { kind: "key"; keyId: string; key: string }
-  | { kind: "welcome"; keyId: string; key: string; credits: number };
+  | { kind: "welcome"; keyId: string; key: string; credits: number }
+  | { kind: "resend-refused"; taskId: string; message: string };
 
 export const FLASH_COOKIE = "p6_console_flash";
 const FLASH_TTL_S = 120;

@@ -33,7 +33,7 @@ async function keysPage(
       <h1>API keys</h1>
       {extra.refused ? <Notice kind="error">{extra.refused}</Notice> : null}
       {revoked ? <Notice kind="ok">Key revoked. Requests with it are refused from now on.</Notice> : null}
-      {created && flash ? <NewKey keyRow={created} fullKey={flash.key} /> : null}
+      {created && flash?.kind === "key" ? <NewKey keyRow={created} fullKey={flash.key} /> : null}
       <KeyList
         rows={rows}
         revokeHref={consolePaths.revokeKey}

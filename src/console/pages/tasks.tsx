@@ -10,32 +10,31 @@ import { Deliveries, Outputs, StatusFilter, Steps, TASK_STATUSES, TaskFacts, Tas
 import { isUlid } from "../../util/ulid";
 import { taskDeliveries } from "../../webhooks/deliveries";
 import type { ConsoleEnv } from "../context";
+import { takeFlash } from "../flash";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
 
 /**
  * A task of the signed-in account with its webhook deliveries and attempts; another account's task (or a
- * malformed id) is not found. `refused` is a resend a limit (per task or per account) turned away, shown above
- * the button.
+ * malformed id) is not found. A resend that a limit (per task or per account) turned away comes back here with
+ * the reason (a flash), shown once above the button.
  */
-export async function taskPage(
-  c: Context<ConsoleEnv>,
-  taskId: string,
-  refused: { retryAfterSeconds: number; message: string } | undefined = undefined,
-) {
+async function taskPage(c: Context<ConsoleEnv>, taskId: string) {
   // getTask is scoped to the account: another account's task is simply not found.
   const row = isUlid(taskId) ? await getTask(c.get("db"), c.get("user").accountId, taskId) : undefined;
   if (!row) throw notFound("This task");
-  const [view, deliveries] = await Promise.all([
+  const [view, deliveries, flash] = await Promise.all([
     serializeTask(row, {
       origin: new URL(c.req.url).origin,
       fileSigningSecret: c.get("config").fileSigningSecret,
     }),
     taskDeliveries(c.get("db"), row.id),
+    takeFlash(c),
   ]);
+  const refused = flash?.kind === "resend-refused" && flash.taskId === row.id ? flash.message : undefined;
   return renderConsole(
     c,
-    { title: `Task ${row.id}`, tab: "tasks", status: refused ? 429 : 200 },
+    { title: `Task ${row.id}`, tab: "tasks" },
     <>
       <h1>
         Task <code>{row.id}</code>
@@ -48,11 +47,7 @@ export async function taskPage(
       {c.req.query("done") === "resent" ? (
         <Notice kind="ok">The last event was queued for delivery again; its attempts appear below.</Notice>
       ) : null}
-      {refused ? (
-        <Notice kind="error">
-          {refused.message} Nothing was sent; try again in {refused.retryAfterSeconds} s.
-        </Notice>
-      ) : null}
+      {refused ? <Notice kind="error">{refused}</Notice> : null}
       <Deliveries deliveries={deliveries} />
       {deliveries.length > 0 ? (
         <PostForm action={consolePaths.resend}>

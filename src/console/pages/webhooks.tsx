@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import { Field, Notice, PostForm } from "../../ui/components";
 import { notFound } from "../../ui/error-page";
 import { formatRemaining } from "../../ui/format";
@@ -8,21 +9,35 @@ import { isUlid } from "../../util/ulid";
 import { resendLastEvent } from "../../webhooks/resend";
 import { activeSecrets, ROTATION_OVERLAP_MS, rotateWebhookSecret } from "../../webhooks/secrets";
 import type { ConsoleEnv } from "../context";
+import { setFlash, takeFlash } from "../flash";
 import { consolePaths } from "../paths";
 import { renderConsole } from "../render";
-import { taskPage } from "./tasks";
+import { SESSION_COOKIE } from "../session";
 
 async function webhooksPage(
   c: Context<ConsoleEnv>,
   revealed: boolean,
-  resend: { taskId: string; errors: FieldErrors; status: 404 | 429 } | undefined = undefined,
+  unknownTask: string | undefined = undefined,
 ) {
   const now = Date.now();
-  const secrets = await activeSecrets(c.get("db"), c.get("user").accountId, now);
+  const [secrets, flash] = await Promise.all([
+    activeSecrets(c.get("db"), c.get("user").accountId, now),
+    takeFlash(c),
+  ]);
   const rotated = c.req.query("done") === "rotated";
+  // The resend form's answer: an unknown task (this POST's own page) or a refusal by a limit (after its redirect).
+  const resend: { taskId: string; errors: FieldErrors } | undefined =
+    unknownTask !== undefined
+      ? {
+          taskId: unknownTask,
+          errors: { task_id: "None of your tasks with this id has sent a webhook event." },
+        }
+      : flash?.kind === "resend-refused"
+        ? { taskId: flash.taskId, errors: { task_id: flash.message } }
+        : undefined;
   return renderConsole(
     c,
-    { title: "Webhooks", tab: "webhooks", status: resend?.status ?? 200 },
+    { title: "Webhooks", tab: "webhooks", status: unknownTask === undefined ? 200 : 404 },
     <>
       <h1>Webhook signing secret</h1>
       {rotated ? (
@@ -70,22 +85,19 @@ export function registerWebhookPages(app: Hono<ConsoleEnv>) {
       : ({ ok: false, reason: "not_found" } as const);
     const fromTask = text(c.get("form"), "from") === "task";
     if (!resent.ok && resent.reason === "rate_limited") {
-      // Nothing was sent; a reload of this answer is refused the same way until the window frees a slot.
-      c.header("Retry-After", String(resent.retryAfterSeconds));
-      if (fromTask) return taskPage(c, taskId, resent);
-      return webhooksPage(c, false, {
+      // Nothing was sent. Post/Redirect/Get, as every console action: back to the page the form was on, which
+      // shows why once; a reload there asks for nothing. No Retry-After: on a redirect it would ask the browser
+      // to wait before following it (RFC 9110 §10.2.3); the page says when to try again.
+      await setFlash(c, getCookie(c, SESSION_COOKIE)!, {
+        kind: "resend-refused",
         taskId,
-        status: 429,
-        errors: { task_id: `${resent.message} Try again in ${resent.retryAfterSeconds} s.` },
+        message: `${resent.message} Nothing was sent; try again in ${resent.retryAfterSeconds} s.`,
       });
+      return c.redirect(fromTask ? consolePaths.task(taskId) : consolePaths.webhooks, 303);
     }
     if (!resent.ok) {
       if (fromTask) throw notFound("This task");
-      return webhooksPage(c, false, {
-        taskId,
-        status: 404,
-        errors: { task_id: "None of your tasks with this id has sent a webhook event." },
-      });
+      return webhooksPage(c, false, taskId);
     }
     return c.redirect(`${consolePaths.task(taskId)}?done=resent`, 303);
   });
