@@ -113,12 +113,13 @@ export type Row = { cells: Child[]; id?: string };
 /**
  * A table that stays readable on a phone: each cell carries its column's label, so on a narrow screen every row
  * becomes a small card of "label value" lines (see the stylesheet) instead of a table wider than the screen.
+ * `wide`: a table of many columns, cards below a tablet's width (960 px) already.
  */
-export function Table(props: { columns: Column[]; rows: Row[]; empty?: string }) {
+export function Table(props: { columns: Column[]; rows: Row[]; empty?: string; wide?: boolean }) {
   if (props.rows.length === 0) return <p class="muted">{props.empty ?? "Nothing yet."}</p>;
   return (
     <div class="table-wrap">
-      <table class="cards">
+      <table class={props.wide ? "cards wide" : "cards"}>
         <thead>
           <tr>
             {props.columns.map((column) => (

@@ -1,4 +1,17 @@
-/** The dashboard's one stylesheet, inlined under the page's CSP nonce (no other request, no external asset). */
+/** A table shown as cards (`selector`: which tables): one "label value" line per cell, no sideways scrolling. */
+const cards = (table: string) => `
+  ${table} thead { display: none; }
+  ${table}, ${table} tbody, ${table} tr, ${table} td { display: block; }
+  ${table} tr { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  ${table} tr:last-child { border-bottom: 0; }
+  ${table} td { border: 0; padding: .1rem 0; text-align: left; }
+  ${table} td::before { content: attr(data-label); display: inline-block; min-width: 7.5rem; color: var(--muted); font-size: .8rem; }
+  ${table} td[data-label=""]::before { display: none; }`;
+
+/**
+ * The one stylesheet of the dashboard, the console and the dev mailbox, inlined under the page's CSP nonce (no
+ * other request, no external asset).
+ */
 export const STYLESHEET = `
 :root {
   --bg: #f6f7f9; --panel: #fff; --text: #1c2024; --muted: #5f6873; --line: #dfe3e8; --accent: #2454d6;
@@ -44,6 +57,8 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: 
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td code, td .badge, .nowrap { white-space: nowrap; overflow-wrap: normal; }
 .swatch { vertical-align: -1px; }
+/* A request log row: method and route, and under them the key it was made with. */
+.request { display: inline-grid; gap: .1rem; }
 .anywhere { overflow-wrap: anywhere; }
 /* A link inside running text is underlined, not told apart by colour alone (axe: link-in-text-block). */
 main p a:not(.button), .notice a { text-decoration: underline; text-underline-offset: 2px; }
@@ -67,7 +82,7 @@ label .hint { font-weight: 400; color: var(--muted); font-size: .85rem; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem .75rem; margin: 0; }
 fieldset label { display: inline-flex; gap: .4rem; align-items: center; margin-right: 1rem; font-weight: 400; }
 legend { font-weight: 550; padding: 0 .25rem; }
-input[type=text], input[type=number], input[type=password], input:not([type]) {
+input[type=text], input[type=email], input[type=number], input[type=password], input:not([type]) {
   font: inherit; padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 7px; background: var(--bg); color: var(--text); width: 100%; min-width: 0;
 }
 input[aria-invalid="true"] { border-color: var(--danger); }
@@ -85,9 +100,9 @@ button.link { background: none; border: 0; color: var(--accent); padding: 0; fon
 .secret { display: flex; gap: .5rem; align-items: center; }
 .secret input { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; border: 1px solid var(--line); white-space: nowrap; }
-.badge.succeeded, .badge.active, .badge.delivered, .badge.current { color: var(--ok); border-color: var(--ok); }
+.badge.succeeded, .badge.active, .badge.delivered { color: var(--ok); border-color: var(--ok); }
 .badge.failed, .badge.revoked, .badge.dead, .badge.expired { color: var(--danger); border-color: var(--danger); }
-.badge.queued, .badge.processing, .badge.pending, .badge.previous { color: var(--warn); border-color: var(--warn); }
+.badge.queued, .badge.processing, .badge.pending { color: var(--warn); border-color: var(--warn); }
 .pager { display: flex; gap: 1rem; justify-content: space-between; margin-top: .75rem; }
 pre { background: var(--code); padding: .6rem .8rem; border-radius: 7px; overflow-x: auto; margin: 0; }
 .login { max-width: 380px; margin: 12vh auto 0; }
@@ -99,13 +114,11 @@ pre { background: var(--code); padding: .6rem .8rem; border-radius: 7px; overflo
   dl.facts dd { margin-bottom: .5rem; }
   .secret { flex-direction: column; align-items: stretch; }
   /* Tables become cards: one "label value" line per cell, no sideways scrolling. */
-  table.cards thead { display: none; }
-  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; }
-  table.cards tr { padding: .5rem 0; border-bottom: 1px solid var(--line); }
-  table.cards tr:last-child { border-bottom: 0; }
-  table.cards td { border: 0; padding: .1rem 0; text-align: left; }
-  table.cards td::before { content: attr(data-label); display: inline-block; min-width: 7.5rem; color: var(--muted); font-size: .8rem; }
-  table.cards td[data-label=""]::before { display: none; }
+  ${cards("table.cards")}
+}
+/* A table of many columns (the request log) becomes cards below a tablet's width already. */
+@media (max-width: 960px) {
+  ${cards("table.cards.wide")}
 }
 `;
 

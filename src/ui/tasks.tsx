@@ -6,7 +6,7 @@ import type { TaskRow, TaskStatus } from "../db/schema";
 import type { TaskView } from "../tasks/serialize";
 import type { DeliveryWithAttempts } from "../webhooks/deliveries";
 import { Badge, Notice, Table, Time } from "./components";
-import { formatNumber } from "./format";
+import { formatBytes, formatNumber } from "./format";
 import { query } from "./query-string";
 
 export const TASK_STATUSES: TaskStatus[] = ["queued", "processing", "succeeded", "failed", "canceled"];
@@ -130,6 +130,43 @@ export function TaskFacts(props: { row: TaskRow; view: TaskView }) {
   );
 }
 
+const inSeconds = (value: number) => `${Number(value.toFixed(3))} s`;
+const num = (value: unknown) => (typeof value === "number" ? value : null);
+
+/**
+ * How each result field of an operation (its result schema in @p6/contract) reads on a page: a size in binary
+ * units, the dimensions together, times in seconds. A field not listed reads as "name value"; null: said by
+ * another field (height with width, end with start).
+ */
+const RESULT_FIELDS: Record<string, (value: unknown, all: Record<string, unknown>) => string | null> = {
+  format: (value) => String(value),
+  size_bytes: (value) => (num(value) === null ? null : formatBytes(value as number)),
+  width: (value, all) => (num(all.height) === null ? `width ${value} px` : `${value} × ${all.height} px`),
+  height: (value, all) => (all.width === undefined ? `height ${value} px` : null),
+  duration: (value) => (num(value) === null ? null : `duration ${inSeconds(value as number)}`),
+  durationSec: (value) => (num(value) === null ? null : `duration ${inSeconds(value as number)}`),
+  start: (value, all) =>
+    num(value) === null
+      ? null
+      : `from ${inSeconds(value as number)}${num(all.end) === null ? "" : ` to ${inSeconds(all.end as number)}`}`,
+  end: (value, all) =>
+    all.start !== undefined || num(value) === null ? null : `to ${inSeconds(value as number)}`,
+  copied: (value) => (value ? "stream-copied" : "re-encoded"),
+  fps: (value) => `${value} fps`,
+  hasAlpha: (value) => (value ? "with alpha" : "no alpha"),
+};
+
+/** An operation's result as one line ("png · 947 B · 320 × 200 px"), or a dash when it has none. */
+function resultText(fields: Record<string, unknown> | null) {
+  const facts = Object.entries(fields ?? {})
+    .map(([name, value]) => {
+      const read = RESULT_FIELDS[name];
+      return read ? read(value, fields!) : `${name.replace(/_/g, " ")} ${String(value)}`;
+    })
+    .filter((fact) => fact !== null);
+  return facts.length > 0 ? facts.join(" · ") : <span class="muted">—</span>;
+}
+
 export function Outputs(props: { view: TaskView }) {
   const { view } = props;
   return (
@@ -159,29 +196,13 @@ export function Outputs(props: { view: TaskView }) {
           cells: [
             kind,
             <a href={url}>{decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "file")}</a>,
-            Object.keys(rest).length > 0 ? (
-              Object.entries(rest)
-                .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
-                .join(" · ")
-            ) : (
-              <span class="muted">—</span>
-            ),
+            resultText(rest),
           ],
         }))}
       />
     </section>
   );
 }
-
-/** `a · b · c` of an object's fields, or a dash. */
-const fieldsText = (fields: Record<string, unknown> | null) =>
-  fields && Object.keys(fields).length > 0 ? (
-    Object.entries(fields)
-      .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
-      .join(" · ")
-  ) : (
-    <span class="muted">—</span>
-  );
 
 /** A pipeline's steps in order: each one's status, result (or error) and outputs. Nothing for other tasks. */
 export function Steps(props: { view: TaskView }) {
@@ -204,7 +225,7 @@ export function Steps(props: { view: TaskView }) {
             <code>{step.name}</code>,
             step.type,
             step.status,
-            step.error ? `${step.error.code}: ${step.error.message}` : fieldsText(step.result),
+            step.error ? `${step.error.code}: ${step.error.message}` : resultText(step.result),
             step.outputs.length > 0 ? (
               step.outputs.map((output) => (
                 <>

@@ -4,7 +4,7 @@
  */
 import type { Child } from "hono/jsx";
 import { ROTATION_OVERLAP_MS } from "../webhooks/secrets";
-import { Badge, PostForm, SecretField, Time } from "./components";
+import { PostForm, SecretField, Time } from "./components";
 import { formatRemaining } from "./format";
 
 type ActiveSecret = { secret: string; activeUntil: number | null };
@@ -17,10 +17,7 @@ function Secrets(props: { secrets: ActiveSecret[]; revealed: boolean; now: numbe
     <div class="stack">
       {props.secrets.map((s, i) => (
         <div class="panel" data-secret-role={s.activeUntil === null ? "current" : "previous"}>
-          <h3>
-            <Badge value={s.activeUntil === null ? "current" : "previous"} />{" "}
-            {s.activeUntil === null ? "Current secret" : "Previous secret"}
-          </h3>
+          <h3>{s.activeUntil === null ? "Current secret" : "Previous secret"}</h3>
           {props.revealed ? (
             <SecretField id={`secret-${i}`} label="Webhook signing secret" value={s.secret} />
           ) : (

@@ -66,11 +66,13 @@ export function registerRequestLog(app: Hono<ConsoleEnv>) {
               </a>
             ))}
           </nav>
+          {/* Seven columns with the key beside the route were wider than the card from 1280 px down, and the
+              request id was cut off: the key goes under the request, and below 960 px the rows are cards. */}
           <Table
+            wide
             empty="No requests match."
             columns={[
               { label: "Time" },
-              { label: "Key" },
               { label: "Request" },
               { label: "Status", num: true },
               { label: "Duration", num: true },
@@ -81,11 +83,14 @@ export function registerRequestLog(app: Hono<ConsoleEnv>) {
               id: row.id,
               cells: [
                 <Time ms={row.createdAt} />,
-                <code>{keyLabel(row.keyId)}</code>,
-                // Method and route in one cell: a column less keeps the request id on a 1280 px screen.
-                <span class="nowrap">
-                  <span>{row.method}</span>{" "}
-                  {row.route ? <code>{row.route}</code> : <span class="muted">no route</span>}
+                <span class="request">
+                  <span class="nowrap">
+                    <span>{row.method}</span>{" "}
+                    {row.route ? <code>{row.route}</code> : <span class="muted">no route</span>}
+                  </span>
+                  <span class="muted small nowrap">
+                    with <code>{keyLabel(row.keyId)}</code>
+                  </span>
                 </span>,
                 String(row.status),
                 `${formatNumber(row.durationMs)} ms`,
