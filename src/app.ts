@@ -105,5 +105,3 @@ export function createApp() {
   registerDevMailbox(app);
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

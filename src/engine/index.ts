@@ -19,7 +19,7 @@ export {
   readPipelineEvents,
   urlTarget,
 } from "./http-engine.ts";
-export { ENGINE_LOAD_HEADER, type EngineLoad, formatEngineLoad, LoadBoard, parseEngineLoad } from "./load.ts";
+export { ENGINE_LOAD_HEADER, LoadBoard, parseEngineLoad } from "./load.ts";
 export type * from "./types.ts";
 
 export interface EngineConfig {

@@ -23,10 +23,6 @@ export function parseEngineLoad(value: string | null): EngineLoad | null {
   return m === null ? null : { busy: Number(m[1]), slots: Number(m[2]), queued: Number(m[3]) };
 }
 
-export function formatEngineLoad(load: EngineLoad): string {
-  return `busy=${load.busy};slots=${load.slots};queued=${load.queued}`;
-}
-
 export class LoadBoard {
   private readonly seen = new Map<string, { free: number; at: number }>();
 

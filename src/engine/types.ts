@@ -6,26 +6,16 @@
 import type { FetchRequest, JobRequest, JobType, PipelineRequest, ResolveRequest } from "@p6/contract/wire";
 
 export type {
-  EngineResult,
   ErrorBody as EngineErrorBody,
-  ErrorCode as EngineErrorCode,
-  FetchedMedia as EngineFetchedMedia,
   FetchRequest as EngineFetchRequest,
   JobRequest as EngineJobRequest,
-  JobStatus as EngineJobStatus,
   JobType as EngineJobType,
-  OutputFormat as EngineOutputFormat,
   PipelineEvent as EnginePipelineEvent,
   PipelineRequest as EnginePipelineRequest,
   Priority,
-  ProbeResult as EngineProbeResult,
   ResolveRequest as EngineResolveRequest,
 } from "@p6/contract/wire";
-export {
-  ERROR_STATUS as ENGINE_ERROR_STATUS,
-  JOB_TYPES as ENGINE_JOB_TYPES,
-  PROTOCOL_VERSION as ENGINE_PROTOCOL_VERSION,
-} from "@p6/contract/wire";
+export { ERROR_STATUS as ENGINE_ERROR_STATUS } from "@p6/contract/wire";
 
 /**
  * The media engine as the Worker uses it, whichever way it is reached (ENGINE_URL in development and

@@ -33,7 +33,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 
 /** Default `detail` per code, used when the thrower has nothing more specific to say. */
 export const DEFAULT_DETAIL: Record<ErrorCode, string> = {

@@ -1,12 +1,6 @@
 /** In-Worker image processing (image.watermark): WASM and TypeScript codecs, compositing, text marks. */
 export { ForEngineError, ImageInputError, TextMarkError } from "./errors";
-export {
-  type ImageFormat,
-  type ImageHeader,
-  MAX_IMAGE_BYTES,
-  MAX_IMAGE_PIXELS,
-  readImageHeader,
-} from "./header";
+export { MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, readImageHeader } from "./header";
 export { encodePng } from "./png";
 export { defaultFontSize, renderMark, type TextMarkParams } from "./text";
-export { type ImageWatermarkResult, watermarkImage } from "./watermark";
+export { watermarkImage } from "./watermark";

@@ -4,12 +4,7 @@
  * our encoders write no EXIF, so the pixels are turned before the mark is drawn (the mark lands where the
  * client asked, on the image as it is meant to be seen) and the output needs no tag.
  */
-import {
-  exifOrientation as readExifOrientation,
-  tiffOrientation as readTiffOrientation,
-  shownSize,
-  swapsAxes,
-} from "@p6/contract/sniff";
+import { exifOrientation as readExifOrientation, shownSize, swapsAxes } from "@p6/contract/sniff";
 import type { Rgba } from "./rgba";
 
 /** 1 (as stored) … 8, as TIFF/EXIF number them. */
@@ -24,9 +19,6 @@ export { shownSize };
  */
 export const exifOrientation = (payload: Uint8Array): Orientation =>
   readExifOrientation(payload) as Orientation;
-
-/** The orientation in a bare TIFF header and IFD0, as PNG eXIf and WebP EXIF chunks hold it (the engine's). */
-export const tiffOrientation = (tiff: Uint8Array): Orientation => readTiffOrientation(tiff) as Orientation;
 
 /**
  * The image as it is meant to be seen. 2–4 flip or turn it half way in place; 5–8 need a new buffer of the

@@ -4,8 +4,6 @@ import type { Config } from "../config/config";
 import type { MediaEngine, Priority } from "../engine";
 import type { Timing } from "../http/timing";
 
-export type { OutputKind } from "@p6/contract/operations";
-
 /** What a runner gets: everything is passed in, nothing is read from globals. */
 export type RunContext = {
   env: Env;

@@ -1,7 +1,7 @@
 import type { RequestFilter } from "./request-log";
 import type { RequestEntry } from "./schema";
 
-export { REQUEST_LOG_LIMIT, STATUS_CLASSES, type StatusClass } from "./request-log";
+export { REQUEST_LOG_LIMIT, STATUS_CLASSES } from "./request-log";
 export type { RequestEntry } from "./schema";
 
 /**

@@ -1,6 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { exactlyOneOf, HttpUrl } from "@p6/contract/params";
-import { UploadId } from "../util/upload-id";
+import { exactlyOneOf, HttpUrl, UploadId } from "@p6/contract/params";
 
 /**
  * The source of an operation or task, as every request names it: a public URL or a complete upload of the

@@ -8,15 +8,6 @@ export async function getCompleteUpload(db: Db, id: string, now: number): Promis
   return row && row.state === "complete" && row.expiresAt > now ? row : undefined;
 }
 
-/** An account's uploads, newest first (the console's list), `before` a creation time for the next page. */
-export async function listUploads(db: Db, accountId: string, limit: number, before?: number) {
-  const where =
-    before === undefined
-      ? eq(uploads.accountId, accountId)
-      : and(eq(uploads.accountId, accountId), lt(uploads.createdAt, before));
-  return db.select().from(uploads).where(where).orderBy(desc(uploads.createdAt)).limit(limit).all();
-}
-
 /**
  * GET /v1/uploads: one page of the account's live uploads (pending, uploading, complete, not past their
  * expiry), newest first by id (ULIDs: creation order), keyset below `beforeId`, stable under new uploads.

@@ -19,10 +19,6 @@ export async function findUserByEmail(db: Db, email: string) {
     .get();
 }
 
-export async function getUser(db: Db, id: string) {
-  return db.select().from(users).where(eq(users.id, id)).get();
-}
-
 export async function listAccountUsers(db: Db, accountId: string) {
   return db.select().from(users).where(eq(users.accountId, accountId)).orderBy(asc(users.id)).all();
 }

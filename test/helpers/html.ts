@@ -22,14 +22,3 @@ export function cspDirectives(header: string | null) {
       .map(([name, ...sources]) => [name!, sources]),
   ) as Record<string, string[] | undefined>;
 }
-
-/** The CSP hash source of each inline <style> of a page. */
-export async function styleHashes(html: string) {
-  const styles = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((match) => match[1]!);
-  return Promise.all(
-    styles.map(async (css) => {
-      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(css));
-      return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
-    }),
-  );
-}

@@ -47,8 +47,6 @@ export function largeVideo(seconds: number): string {
   return file;
 }
 
-export const sizeOf = (file: string) => statSync(file).size;
-
 /**
  * A ≈ 24 MiB real video (1280×720 under temporal noise, MPEG-4 part 2 at q 2, 25 fps, a tone): more than two
  * 8 MiB parts, so every chunk size up to 8 MiB + 1 crosses part boundaries. Cached by recipe, written whole.

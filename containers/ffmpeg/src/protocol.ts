@@ -4,7 +4,6 @@
  */
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "@p6/contract/wire";
 
-export type { MediaKind } from "@p6/contract/operations";
 export * from "@p6/contract/wire";
 
 /**

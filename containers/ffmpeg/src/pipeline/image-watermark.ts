@@ -6,11 +6,11 @@
  * input's), alpha kept for PNG/WebP, JPEG flattened on white, the source's RGB colour profile kept.
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
+import { hasProfile, readRgbProfile, withProfile } from "@p6/contract/icc";
+import { jpegFrame, unsupportedJpegCoding } from "@p6/contract/jpeg-frame";
 import type { JobParams } from "@p6/contract/params";
-import { hasProfile, readRgbProfile, withProfile } from "../icc.ts";
-import { jpegFrame, unsupportedJpegCoding } from "../jpeg-frame.ts";
+import { shownSize } from "@p6/contract/sniff";
 import { EngineError, unsupported } from "../protocol.ts";
-import { shownSize } from "../sniff.ts";
 import { CONTAINERS } from "./containers.ts";
 import { imageEncoderArgs, imagePixelFormat } from "./extract-cover.ts";
 import {

@@ -3,11 +3,6 @@
  * the ffmpeg input arguments (bounded probing, forced demuxer, protocol whitelist).
  */
 import path from "node:path";
-import type { EngineConfig } from "../config.ts";
-import { EngineError, type EngineResult, unsupported, type TextMark as WireTextMark } from "../protocol.ts";
-import { type FetchPolicy, openSource } from "../security/fetcher.ts";
-import { describeBytes, LIMITS } from "../security/limits.ts";
-import { checkImageData } from "../security/png-data.ts";
 import {
   type ImageHeader,
   mp4Truncation,
@@ -16,7 +11,12 @@ import {
   type Sniffed,
   sniff,
   stillImageInMp4,
-} from "../sniff.ts";
+} from "@p6/contract/sniff";
+import type { EngineConfig } from "../config.ts";
+import { EngineError, type EngineResult, unsupported, type TextMark as WireTextMark } from "../protocol.ts";
+import { type FetchPolicy, openSource } from "../security/fetcher.ts";
+import { describeBytes, LIMITS } from "../security/limits.ts";
+import { checkImageData } from "../security/png-data.ts";
 import { type FfmpegRun, runFfprobe } from "./ffmpeg.ts";
 import { inputProbeArgs, mediaInputArgs } from "./input-args.ts";
 import { type MediaInfo, mediaInfo } from "./media-info.ts";

@@ -4,8 +4,8 @@
  * falls back to ffprobe. The tests compare these readings with ffprobe's.
  */
 import { type FileHandle, open } from "node:fs/promises";
+import { imageSize } from "@p6/contract/sniff";
 import type { OutputFormat } from "../protocol.ts";
-import { imageSize } from "../sniff.ts";
 import { decodedSeconds, runFfprobe } from "./ffmpeg.ts";
 import { mediaInfo } from "./media-info.ts";
 import { type Box, boxes, child, timing } from "./mp4-boxes.ts";

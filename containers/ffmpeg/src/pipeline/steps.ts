@@ -10,9 +10,9 @@ import { mkdir, stat } from "node:fs/promises";
 import type http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { sniff } from "@p6/contract/sniff";
 import { EngineError, type PipelineEvent, type PipelineRequest } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
-import { sniff } from "../sniff.ts";
 import { prepareJob } from "./index.ts";
 import {
   imageInput,

@@ -247,38 +247,6 @@ export async function videoPresented(
   return { frames: rows.length, duration: lastRow[0]! + lastDur - first, first };
 }
 
-/** Span of the packets of `stream` (no decoding): for containers that state no duration. */
-export async function packetSpan(bins: Bins, file: string, stream: number): Promise<number | null> {
-  const exit = await run(bins.ffprobe, [
-    ...["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts_time,duration_time"],
-    ...["-of", "csv=p=0", file],
-  ]);
-  if (exit.code !== 0) return null;
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const line of exit.stdout.toString().split("\n")) {
-    const [pts, dur] = line.split(",").map((x) => num(x.trim()));
-    if (pts === null || pts === undefined) continue;
-    min = Math.min(min, pts);
-    max = Math.max(max, pts + (dur ?? 0));
-  }
-  return Number.isFinite(min) ? max - min : null;
-}
-
-/** Longest packet duration among the first packets of an audio stream: one audio frame. */
-export async function audioFrameSec(bins: Bins, file: string, stream: number): Promise<number> {
-  const exit = await run(bins.ffprobe, [
-    ...["-v", "error", "-select_streams", String(stream), "-read_intervals", "%+#8"],
-    ...["-show_entries", "packet=duration_time", "-of", "csv=p=0", file],
-  ]);
-  const durations = exit.stdout
-    .toString()
-    .split("\n")
-    .map((l) => num(l.trim()))
-    .filter((d): d is number => d !== null);
-  return Math.max(0.025, ...durations);
-}
-
 export const THUMB = { width: 64, height: 36 };
 
 /**

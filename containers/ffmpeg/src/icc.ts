@@ -1,2 +1,0 @@
-/** Shared with the Worker: one definition in @p6/contract/icc (packages/contract); this path stays for the pipeline's imports. */
-export * from "@p6/contract/icc";
