@@ -1,7 +1,8 @@
 /**
  * npm run check: everything that must hold before a commit lands, in order:
  * generated Env types up to date, no deep import across the Worker/engine seam (scripts/check-seam.ts), type check (Worker, Node scripts and tests, client, engine, the console's browser scripts), the client's
- * generated types and the console's browser bundles current, lint/format, and a wrangler deploy --dry-run build.
+ * generated types and the console's browser bundles current, lint/format, no dead code (knip), and a
+ * wrangler deploy --dry-run build.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -33,6 +34,11 @@ const steps: [string, string, string[]][] = [
     ["clients/typescript/scripts/generate.ts", "--check"],
   ],
   ["lint and format", bin("biome"), ["check", "--max-diagnostics=20", "."]],
+  [
+    "no dead code: every file, export and dependency used (knip; knip.jsonc says why each ignore is not dead)",
+    bin("knip"),
+    ["--no-progress"],
+  ],
   [
     "build (wrangler deploy --dry-run; the container image needs Docker and is built at deploy)",
     bin("wrangler"),
