@@ -35,7 +35,7 @@ export interface MediaEngine {
   /** A file of a pipeline step (after its `succeeded` event), from the instance that runs the job. */
   pipelineFile(jobId: string, step: string, signal?: AbortSignal): Promise<Response>;
   fetchSource(body: FetchRequest, signal?: AbortSignal): Promise<Response>;
-  /** Resolves a URL's host and applies the engine's address policy (webhooks, task sources at creation). */
+  /** Resolves a source URL's host and applies the engine's address policy (a task's sources, at creation). */
   resolve(body: ResolveRequest, signal?: AbortSignal): Promise<Response>;
   /** Progress of a live job (0..1), or null when the engine does not know it (finished or never seen). */
   progress(jobId: string): Promise<number | null>;

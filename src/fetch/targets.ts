@@ -12,7 +12,8 @@ import { checkWebhookUrl, resolveWebhookTarget } from "../webhooks/url";
  * are resolved by the Worker over DNS over HTTPS (src/webhooks/url.ts, src/fetch/doh.ts).
  */
 
-export type TargetField = EngineResolveRequest["field"];
+/** A field of a request that names a URL: sources are resolved by the engine, the webhook by the Worker. */
+export type TargetField = EngineResolveRequest["field"] | "webhook";
 
 export type TargetVerdict =
   | { kind: "allowed" }
@@ -106,7 +107,7 @@ export async function checkTargets(
 export async function resolveTarget(
   engine: MediaEngine,
   url: string,
-  field: TargetField,
+  field: EngineResolveRequest["field"],
   signal?: AbortSignal,
 ): Promise<TargetVerdict> {
   let response: Response;

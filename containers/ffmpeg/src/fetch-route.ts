@@ -1,7 +1,7 @@
 /**
  * POST /v1/fetch (protocol v1, README.md): a source fetched by the guarded fetcher, sniffed, and streamed
  * back with what it is (the Worker's image sources and logos come this way). POST /v1/resolve: the same
- * address policy for a URL the engine does not fetch (webhooks, task sources at creation).
+ * address policy for a source before the engine fetches it (a task's sources and logo, at its creation).
  */
 
 import { mkdtemp, rm } from "node:fs/promises";

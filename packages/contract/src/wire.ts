@@ -163,7 +163,8 @@ export const FetchedMediaSchema = z.object({
 });
 export type FetchedMedia = z.output<typeof FetchedMediaSchema>;
 
-export const RESOLVE_FIELDS = ["source_url", "params.watermark_url", "webhook"] as const;
+/** The fields whose URL the Worker has the engine resolve: sources it will fetch (webhooks the Worker resolves itself). */
+export const RESOLVE_FIELDS = ["source_url", "params.watermark_url"] as const;
 
 /** Body of POST /v1/resolve: 200 ResolveAnswer, 400 naming `field` when refused, 502 when the name does not resolve. */
 export const ResolveRequestSchema = z

@@ -140,8 +140,8 @@ function classify(err: unknown, field: string): EngineError {
 /**
  * Where a URL would connect, checked as a fetch checks it: the form and an IP literal by checkUrl, a name by
  * resolving it and refusing the whole answer when any address in it is forbidden (400 naming `field`). A
- * name that does not resolve → SOURCE_UNREACHABLE. For targets the engine does not fetch itself (the
- * Worker's webhooks, task sources checked at creation): POST /v1/resolve.
+ * name that does not resolve → SOURCE_UNREACHABLE. Also POST /v1/resolve: a task's sources checked at its
+ * creation, before the engine fetches them.
  */
 export async function resolveUrl(rawUrl: string, field: string, policy: FetchPolicy): Promise<string[]> {
   const check = checkUrl(rawUrl, policy);
