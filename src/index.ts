@@ -12,7 +12,7 @@ export { MediaEngineContainer } from "./engine/container";
 export { RequestLog } from "./requests/request-log";
 export { TaskRunner } from "./tasks/runner";
 export { UploadObject } from "./uploads/upload-object";
-export { SignInThrottle } from "./users/throttle";
+export { Throttle } from "./users/throttle";
 
 const app = createApp();
 

@@ -60,7 +60,7 @@ export async function issueChallenge(secret: string, level: number, now: number)
   });
 }
 
-type Throttles = Pick<Env, "SIGN_IN_THROTTLE">;
+type Throttles = Pick<Env, "THROTTLE">;
 
 /**
  * Whether `payload` (the widget's form value: base64 of `{challenge, solution}`) solves a challenge this Worker

@@ -37,12 +37,11 @@ export const OPERATOR_FAILURES: Rule = { limit: 10, windowSeconds: 15 * 60 };
 export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
 
 /**
- * One object per throttled subject: its events in the rule's window, counted by the API's own sliding window
- * (src/ratelimit/window.ts) and kept in the object's storage. The class keeps its first name (its storage and
- * migration are bound to it); it now counts sign-ups and webhook resends too. The caller passes the time, so
- * tests can move it.
+ * One object per throttled subject (failed sign-ins, sign-ups, reset mails, verification and webhook resends,
+ * guesses at ADMIN_TOKEN): its events in the rule's window, counted by the API's own sliding window
+ * (src/ratelimit/window.ts) and kept in the object's storage. The caller passes the time, so tests can move it.
  */
-export class SignInThrottle extends DurableObject<Env> {
+export class Throttle extends DurableObject<Env> {
   private buckets: Bucket[] | undefined;
 
   private load() {
@@ -85,10 +84,10 @@ export class SignInThrottle extends DurableObject<Env> {
   }
 }
 
-type Throttles = Pick<Env, "SIGN_IN_THROTTLE">;
+type Throttles = Pick<Env, "THROTTLE">;
 
 function stub(env: Throttles, subject: string) {
-  return env.SIGN_IN_THROTTLE.get(env.SIGN_IN_THROTTLE.idFromName(subject));
+  return env.THROTTLE.get(env.THROTTLE.idFromName(subject));
 }
 
 export type SignInSubject = { subject: string; rule: ChallengeRule };

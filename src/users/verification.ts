@@ -68,7 +68,7 @@ export type Reset =
  */
 export async function resetPassword(
   db: Db,
-  env: Pick<Env, "SIGN_IN_THROTTLE">,
+  env: Pick<Env, "THROTTLE">,
   input: {
     token: string;
     password: string;

@@ -30,7 +30,7 @@ export type Resend =
  */
 export async function resendLastEvent(
   db: Db,
-  env: Pick<Env, "SIGN_IN_THROTTLE" | "WEBHOOK_QUEUE">,
+  env: Pick<Env, "THROTTLE" | "WEBHOOK_QUEUE">,
   input: { accountId: string; taskId: string },
   now: number,
 ): Promise<Resend> {
