@@ -45,11 +45,12 @@ const PUBLIC = new Set([
  * token → the page.
  */
 export function registerConsole(app: OpenAPIHono<AppEnv>) {
-  const console = new Hono<ConsoleEnv>();
-  console.onError(consoleError);
-  console.use("*", extendCsp);
-  console.use("*", securityHeaders);
-  console.use("*", async (c, next) => {
+  // Not `console`: that name would hide the global console in this function.
+  const pages = new Hono<ConsoleEnv>();
+  pages.onError(consoleError);
+  pages.use("*", extendCsp);
+  pages.use("*", securityHeaders);
+  pages.use("*", async (c, next) => {
     if (PUBLIC.has(c.req.path)) return next();
     return requireUser(c, async () => {
       if (READS.has(c.req.method)) return next();
@@ -57,23 +58,23 @@ export function registerConsole(app: OpenAPIHono<AppEnv>) {
     });
   });
 
-  registerAssets(console);
-  registerAuthPages(console);
-  registerPasswordStrength(console);
-  registerEmailPages(console);
-  registerSignOut(console);
-  registerOverview(console);
-  registerKeyPages(console);
-  registerWebhookPages(console);
-  registerTaskPages(console);
-  registerRequestLog(console);
-  registerUploadPages(console);
-  registerUsagePage(console);
-  registerCreditPages(console);
-  registerSecurityPages(console);
-  console.all("*", () => {
+  registerAssets(pages);
+  registerAuthPages(pages);
+  registerPasswordStrength(pages);
+  registerEmailPages(pages);
+  registerSignOut(pages);
+  registerOverview(pages);
+  registerKeyPages(pages);
+  registerWebhookPages(pages);
+  registerTaskPages(pages);
+  registerRequestLog(pages);
+  registerUploadPages(pages);
+  registerUsagePage(pages);
+  registerCreditPages(pages);
+  registerSecurityPages(pages);
+  pages.all("*", () => {
     throw notFound("This page");
   });
 
-  app.route(CONSOLE, console);
+  app.route(CONSOLE, pages);
 }
