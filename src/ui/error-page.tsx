@@ -14,7 +14,7 @@ const TITLES: Partial<Record<ApiError["code"], string>> = {
  * public detail; anything else is logged (like the API's 500s) and becomes a friendly message with the request
  * id. Never a stack.
  */
-export function pageError(err: Error, request: { requestId: string; url: string }) {
+function pageError(err: Error, request: { requestId: string; url: string }) {
   const { requestId } = request;
   let error: ApiError;
   if (err instanceof ApiError) error = err;
@@ -45,7 +45,7 @@ export function notFound(what: string) {
 }
 
 /** The body of an error page: what went wrong, the request id to quote, and the way back. */
-export function ErrorPanel(props: {
+function ErrorPanel(props: {
   title: string;
   detail: string;
   requestId: string;
@@ -63,4 +63,21 @@ export function ErrorPanel(props: {
       </p>
     </div>
   );
+}
+
+/**
+ * An error as a page's body (pageError's verdict in an ErrorPanel), with its title and status; `back` is where
+ * the reader goes from there.
+ */
+export function errorPage(
+  err: Error,
+  request: { requestId: string; url: string },
+  back: { href: string; label: string },
+) {
+  const { error, title, requestId, status } = pageError(err, request);
+  return {
+    title,
+    status,
+    body: <ErrorPanel title={title} detail={error.detail} requestId={requestId} back={back} />,
+  };
 }
