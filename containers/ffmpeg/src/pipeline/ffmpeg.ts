@@ -271,8 +271,9 @@ export interface PacketsEnd {
 /**
  * Where the streams `maps` of an input end: the latest end (presentation time + duration, in the input's own
  * timeline) of the packets that follow a seek far past the end, which lands on the last seek point (or
- * reads the whole input when it cannot seek: a truncated file without its index). No decoding. Null when
- * ffmpeg fails or lists no packet. `inputArgs(before)` gives the input arguments with options before -i.
+ * reads the whole input when it cannot seek: a truncated file without its index), or a seek to `from`
+ * seconds (an FLV's seek past its end lands past its last packet). No decoding. Null when ffmpeg fails or
+ * lists no packet. `inputArgs(before)` gives the input arguments with options before -i.
  * A duration written as a negative number (an Ogg page's end trimming after such a seek: 2^32 − 21504 ticks,
  * read as 97397 s) counts as none.
  */
@@ -281,13 +282,14 @@ export async function packetsEnd(
   inputArgs: (before: readonly string[]) => string[],
   maps: readonly string[],
   signal: AbortSignal,
+  from?: number,
 ): Promise<PacketsEnd | null> {
   const timeBases: number[] = [];
   const video = new Set<number>();
   let result = null as PacketsEnd | null;
   const args = [
     ...FFMPEG_BASE_ARGS,
-    ...inputArgs(["-ss", "99999999"]),
+    ...inputArgs(from === undefined ? ["-ss", "99999999"] : from > 0 ? ["-ss", from.toFixed(6)] : []),
     ...["-copyts", ...maps.flatMap((m) => ["-map", m]), "-c", "copy", "-f", "framecrc", "pipe:1"],
   ];
   const exit = await run(bin, args, signal, (line) => {

@@ -32,15 +32,24 @@ async function mp4Duration(ctx: JobContext, input: Input): Promise<number | null
   return duration - Math.max(0, startTime) - (await earlyAudio(ctx, input));
 }
 
+/** Seconds before an FLV's stated end from which its packets are read (FLV_TAIL). */
+const FLV_TAIL = 10;
+
 /**
  * Seconds from a player's 0 (the source's start, or 0 where that is below it: playerLead) to the end of
  * its last video or audio packet, read at the end of the file: what a player can play, whatever the header
- * says (a Matroska file cut short still states its whole length).
+ * says (a Matroska file cut short still states its whole length). An FLV's seek past its end lists no
+ * packet: it is read from FLV_TAIL before its stated end, and whole when that finds none.
  */
 async function playable(ctx: JobContext, input: Input): Promise<Measured | null> {
-  const { video, audio, startTime } = input.info;
+  const { video, audio, startTime, duration } = input.info;
   const maps = [video, audio].flatMap((s) => (s === null ? [] : [`0:${s.index}`]));
-  const end = await packetsEnd(ctx.config.binaries.ffmpeg, (before) => input.args(before), maps, ctx.signal);
+  const read = (from?: number) =>
+    packetsEnd(ctx.config.binaries.ffmpeg, (before) => input.args(before), maps, ctx.signal, from);
+  const flv = input.sniffed.demuxer === "flv";
+  const tail = flv ? Math.max(0, (duration ?? 0) - startTime - FLV_TAIL) : undefined;
+  let end = await read(tail);
+  if (end === null && flv && tail !== 0) end = await read(0);
   const zero = startTime + playerLead(input.info);
   return end === null || end.end <= zero ? null : { seconds: end.end - zero, open: end.open };
 }
@@ -96,12 +105,30 @@ export function presentedDuration(stated: number | null, measured: Measured | nu
   return stated - measured.seconds > Math.max(0.25, 0.02 * measured.seconds) ? measured.seconds : stated;
 }
 
+/**
+ * Demuxers whose duration ffmpeg takes from the header as the muxer wrote it: where the last packet ends on
+ * the file's timeline from 0 (Matroska's Segment Duration, FLV's onMetaData duration), not a length from the
+ * first timestamp as it estimates for MPEG-TS or Ogg. A file whose timeline starts at 0.110 s (an FLV whose
+ * H.264 B-frames start at 0.133 s, its AAC 23 ms before) stated 110 ms more than plays.
+ */
+const STATES_END = new Set(["matroska", "flv"]);
+
 /** The source's length on a player's timeline, by its container's kind; null when nothing says. */
 async function playedSeconds(ctx: JobContext, input: Input): Promise<number | null> {
-  const { duration: header } = input.info;
-  if (input.sniffed.demuxer === "mov") return mp4Duration(ctx, input);
-  // From 0, not from a timestamp below it (playerLead).
-  const stated = header === null ? null : header - playerLead(input.info);
+  const { duration: header, startTime } = input.info;
+  const { demuxer } = input.sniffed;
+  if (demuxer === "mov") return mp4Duration(ctx, input);
+  // From 0, not from a timestamp below it (playerLead); from the start, where the header states an end.
+  const late = STATES_END.has(demuxer) ? Math.max(0, startTime) : 0;
+  const stated = header === null ? null : header - playerLead(input.info) - late;
+  // An FLV's onMetaData duration is a hint its writer may leave out or get wrong, and cannot state the
+  // padding of its last AAC frame, which every decoder plays (h264-aac.flv of the media matrix states its
+  // video's end, 18 ms before its audio's): the packets are what plays, unless the last one is a video
+  // frame of unknown length.
+  if (demuxer === "flv") {
+    const measured = await playable(ctx, input);
+    return measured === null || measured.open ? stated : measured.seconds;
+  }
   // An Ogg states no duration: ffmpeg's is the granule position of its last page, the end of what is there
   // (a file cut short too). Its packets after a seek to the end are not to be trusted: 0.239 s late, the
   // last one's duration negative (short.ogv: 5.988 s or 97397 s for 5.759).
