@@ -16,6 +16,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
+import { mpegAudioLayer } from "./corpus/measure.ts";
 import { ffprobe, fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { lagOf } from "./support/lag.ts";
@@ -45,6 +46,9 @@ const FILES = {
   ac3: "exact-ac3.mka",
   /** 1.01 s of Opus in WebM: its last packet trimmed by the container (DiscardPadding). */
   opusWebm: "exact-opus.webm",
+  /** 3 s of stereo MP2 at 48 kHz in Matroska and in MPEG-TS (mpeg2-mp2.mkv and .ts of the media matrix). */
+  mp2Mkv: "exact-mp2.mka",
+  mp2Ts: "exact-mp2.ts",
 } as const;
 
 /** Pink noise: no period, so a position found by cross-correlation is the only one. */
@@ -79,6 +83,8 @@ async function generate(): Promise<void> {
     [FILES.adpcmShort]: (out) => ffmpeg([...noise(44100, 0.5, 2), "-c:a", "adpcm_ms", out]),
     [FILES.ac3]: (out) => ffmpeg([...noise(48000, 3, 6), "-c:a", "ac3", "-f", "matroska", out]),
     [FILES.opusWebm]: (out) => ffmpeg([...noise(48000, 1.01), "-c:a", "libopus", "-f", "webm", out]),
+    [FILES.mp2Mkv]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "matroska", out]),
+    [FILES.mp2Ts]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "mpegts", out]),
   });
 }
 
@@ -187,6 +193,28 @@ describe("audio.trim: the window's samples, found by their positions, not by tim
       expect(m.r).toBeGreaterThan(0.9);
       expect(Math.abs(m.lag)).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe("audio.trim of MP2: its encoder's delay hidden (it began 10 ms before `start`)", () => {
+  test.each([
+    [FILES.mp2Mkv, "Matroska"],
+    [FILES.mp2Ts, "MPEG-TS"],
+  ])("%s (%s): [1, 1.5) at the source's position, exactly 0.5 s", async (source, _container) => {
+    // The decode starts at the file's start (an MPEG-TS's at 1.4 s): the window starts at its sample 48,000.
+    const src = await decode(fixturePath(source), 48000);
+    const { result, file } = await produce("audio.trim", source, { start: 1, end: 1.5 });
+    const out = await decode(file, 48000);
+    for (const rel of [0, 12000]) {
+      const m = lagOf(src, 48000 + rel, out.subarray(rel, rel + 4096), 960);
+      expect(m.r).toBeGreaterThan(0.9);
+      expect(Math.abs(m.lag), `lag at ${rel} samples`).toBeLessThanOrEqual(1);
+    }
+    expect(out.length).toBe(24000);
+    expect(Math.abs((result.duration ?? 0) - 0.5)).toBeLessThanOrEqual(0.001);
+    expect(result).toMatchObject({ format: "m4a", start: 1 });
+    // Layer II still, by its frame header: ffmpeg 5.1 names any MPEG audio in MP4 mp3 (its object type).
+    expect(await mpegAudioLayer(bins, file, 0)).toBe("mp2");
   });
 });
 

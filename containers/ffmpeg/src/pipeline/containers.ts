@@ -201,7 +201,16 @@ export function audioCutEncoding(audio: AudioInfo, sourceFormat?: string): CutEn
       frame: { size: 1536, delay: 256, stated: true },
     };
   }
-  if (c === "mp2") return { container: CONTAINERS.mka, codec: ["-c:a", "mp2", "-b:a", "256k", ...stereo] };
+  // MP2 too: ffmpeg's encoder states the 481-sample delay of its filter bank (its first packet at −481), and
+  // its decoder plays it; Matroska and MPEG-TS cannot hide it, and a cut there began 10 ms before `start`
+  // (mpeg2-mp2.mkv and mpeg2-mp2.ts of the media matrix).
+  if (c === "mp2") {
+    return {
+      container: CONTAINERS.m4a,
+      codec: ["-c:a", "mp2", "-b:a", "256k", ...stereo],
+      frame: { size: 1152, delay: 481, stated: true },
+    };
+  }
   if (c === "dts") {
     // ffmpeg's DTS encoder is marked experimental; it takes mono, stereo and 5.0/5.1 up to 48 kHz.
     const layout = [1, 2, 5, 6].includes(audio.channels) ? [] : ["-ac", "2"];

@@ -24,6 +24,7 @@ import {
   grayFrames,
   keyPacketTimes,
   medianGap,
+  mpegAudioLayer,
   PCM_RATE,
   type Probed,
   pcm8k,
@@ -776,6 +777,16 @@ export async function checkAudioTrack(
   }
 }
 
+/**
+ * A file's audio codec as ffprobe names it, except MPEG audio in MP4, named by the layer its frames hold
+ * (mpegAudioLayer): the MP4 object type does not say, and ffmpeg 5.1 calls Layer II mp3 there.
+ */
+async function audioCodec(bins: Bins, file: string, facts: StreamsFacts): Promise<string> {
+  const { codec, index } = facts.audio!;
+  if (!/^mp[123]$/.test(codec) || !isMp4Name(facts.formatName)) return codec;
+  return (await mpegAudioLayer(bins, file, index)) ?? codec;
+}
+
 async function checkAudioOp(
   bins: Bins,
   src: SourceInfo,
@@ -793,8 +804,8 @@ async function checkAudioOp(
     );
     return;
   }
-  const codec = out.facts.audio!.codec;
-  const srcCodec = src.facts.audio!.codec;
+  const codec = await audioCodec(bins, file, out.facts);
+  const srcCodec = await audioCodec(bins, src.file, src.facts);
   if (run.op === "audio.trim" || run.params.format === "original") {
     if (codec !== srcCodec) f.fail("codec", `audio ${codec}, the source's is ${srcCodec} (promised kept)`);
   } else {

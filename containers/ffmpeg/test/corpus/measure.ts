@@ -422,6 +422,24 @@ export async function decodedAudio(
   };
 }
 
+/** MPEG audio layers by the two layer bits of a frame header (ISO/IEC 11172-3, 2.4.2.3): 3 is layer I. */
+const LAYERS: Record<number, string> = { 3: "mp1", 2: "mp2", 1: "mp3" };
+
+/**
+ * The MPEG audio layer of stream `stream`'s first packet ("mp1", "mp2" or "mp3"), read from its frame header;
+ * null when the packet does not begin with one. An MP4 names MPEG-1 and MPEG-2 audio by object type (0x6B,
+ * 0x69) whatever the layer, and ffmpeg 5.1 reads both as mp3: Layer II in an M4A is probed as mp3.
+ */
+export async function mpegAudioLayer(bins: Bins, file: string, stream: number): Promise<string | null> {
+  const exit = await run(bins.ffmpeg, [
+    ...["-v", "error", "-nostdin", "-i", file, "-map", `0:${stream}`, "-c", "copy", "-frames:a", "1"],
+    ...["-f", "data", "pipe:1"],
+  ]);
+  const b = exit.stdout;
+  if (exit.code !== 0 || b.length < 4 || b[0] !== 0xff || (b[1]! & 0xe0) !== 0xe0) return null;
+  return LAYERS[(b[1]! >> 1) & 3] ?? null;
+}
+
 export const PCM_RATE = 8000;
 
 /** The audio stream decoded to mono s16 at 8 kHz, from its first sample. */
