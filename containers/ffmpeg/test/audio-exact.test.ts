@@ -49,6 +49,8 @@ const FILES = {
   /** 3 s of stereo MP2 at 48 kHz in Matroska and in MPEG-TS (mpeg2-mp2.mkv and .ts of the media matrix). */
   mp2Mkv: "exact-mp2.mka",
   mp2Ts: "exact-mp2.ts",
+  /** 3 s of stereo ALAC at 48 kHz in CAF: 35 packets of 4,096 samples and one of 640, none timed. */
+  alacCaf: "exact-alac.caf",
 } as const;
 
 /** Pink noise: no period, so a position found by cross-correlation is the only one. */
@@ -85,6 +87,7 @@ async function generate(): Promise<void> {
     [FILES.opusWebm]: (out) => ffmpeg([...noise(48000, 1.01), "-c:a", "libopus", "-f", "webm", out]),
     [FILES.mp2Mkv]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "matroska", out]),
     [FILES.mp2Ts]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "mpegts", out]),
+    [FILES.alacCaf]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "alac", "-f", "caf", out]),
   });
 }
 
@@ -243,6 +246,20 @@ describe("extract-audio: the source's samples, as a player presents them", () =>
     expect(out.length).toBe(src.length);
     expect(Math.abs((await probedDuration(file)) - src.length / 41000)).toBeLessThanOrEqual(0.001);
     expect(Math.abs((result.duration ?? 0) - src.length / 41000)).toBeLessThanOrEqual(0.001);
+  });
+
+  test("original of ALAC in CAF (no packet timed): an M4A that declares its last short packet", async () => {
+    const src = await decode(fixturePath(FILES.alacCaf), 48000);
+    expect(src.length).toBe(144000);
+    const { result, file } = await produce("video.extract-audio", FILES.alacCaf, { format: "original" });
+    const out = await decode(file, 48000);
+    expect(result.format).toBe("m4a");
+    expect(Buffer.from(out.buffer, out.byteOffset, out.byteLength)).toEqual(
+      Buffer.from(src.buffer, src.byteOffset, src.byteLength),
+    );
+    // The M4A's own tables: 3 s (was 2.987: the last packet, 640 samples, declared lasting nothing).
+    expect(Math.abs((await probedDuration(file)) - 3)).toBeLessThanOrEqual(0.001);
+    expect(Math.abs((result.duration ?? 0) - 3)).toBeLessThanOrEqual(0.001);
   });
 
   test("original of an MP3 without an encoder-delay tag: every sample from the first", async () => {

@@ -60,6 +60,11 @@ export interface AudioTiming {
   /** Whether frames without a timestamp were read (Matroska lacing, WAV packets of several blocks). */
   unstamped: boolean;
   /**
+   * Whether no frame read states its length (CAF's packets): a copy's last packet then has none, and an M4A
+   * declares it lasting nothing (alac.caf of the media matrix: its last 640 samples, 13 ms, not declared).
+   */
+  untimed: boolean;
+  /**
    * Whether the timestamps are coarser than half a millisecond (Matroska's 1 ms): a copy into MP4 times each
    * packet by the difference to the next, and ends the last one early (matroska-test5-short.mkv's AAC
    * declared 11 ms less than its samples).
@@ -81,24 +86,32 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
     ctx.config.binaries.ffprobe,
     [
       ...["-select_streams", String(index), "-read_intervals", `%+#${TIMING_FRAMES}`],
-      ...["-show_entries", "frame=pts,nb_samples:stream=time_base,sample_rate", ...input.args()],
+      ...["-show_entries", "frame=pts,pkt_duration,nb_samples:stream=time_base,sample_rate", ...input.args()],
     ],
     ctx.signal,
   ).catch((err: unknown) => {
     if (ctx.signal.aborted) throw err;
     return null;
   });
-  const unknown = { timesHold: true, unstamped: false, coarse: false, frameSize: null, first: null };
+  const unknown = {
+    timesHold: true,
+    unstamped: false,
+    untimed: false,
+    coarse: false,
+    frameSize: null,
+    first: null,
+  };
   if (probe === null) return unknown;
   const stream = probe.streams?.[0] as { time_base?: string; sample_rate?: string } | undefined;
   const tb = /^(\d+)\/(\d+)$/.exec(stream?.time_base ?? "");
   const rate = Number(stream?.sample_rate ?? 0);
-  const frames = ((probe as { frames?: { pts?: number | string; nb_samples?: number }[] }).frames ?? []).map(
-    (f) => ({
-      pts: f.pts === undefined || f.pts === "N/A" ? null : Number(f.pts),
-      n: Number(f.nb_samples ?? 0),
-    }),
-  );
+  type Frame = { pts?: number | string; pkt_duration?: number | string; nb_samples?: number };
+  const value = (v: number | string | undefined) => (v === undefined || v === "N/A" ? null : Number(v));
+  const frames = ((probe as { frames?: Frame[] }).frames ?? []).map((f) => ({
+    pts: value(f.pts),
+    duration: value(f.pkt_duration),
+    n: Number(f.nb_samples ?? 0),
+  }));
   if (tb === null || rate <= 0 || frames.length === 0) return unknown;
   const tick = Number(tb[1]) / Number(tb[2]);
   let timesHold = true;
@@ -119,6 +132,7 @@ export async function audioTiming(ctx: JobContext, input: Input, index: number):
   return {
     timesHold,
     unstamped: frames.some((f) => f.pts === null),
+    untimed: frames.every((f) => f.duration === null),
     coarse: tick >= 0.0005,
     frameSize,
     first: frames[0]!.pts === null ? null : frames[0]!.pts * tick,
@@ -228,8 +242,8 @@ export async function exactAacArgs(
 
 /**
  * Codec arguments of a stream copy of `audio`: its packets as they are, restamped by their samples when
- * their timestamps do not follow them, are missing or are rounded to the millisecond, and every frame holds
- * the same count (ALAC 1 tick apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of
+ * their timestamps do not follow them, are missing or are rounded to the millisecond, or no packet states its
+ * length, and every frame holds the same count (ALAC 1 tick apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of
  * samples; AAC from Matroska: 11 ms less).
  */
 export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
@@ -243,7 +257,8 @@ export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
 }
 
 /** Whether a copy of audio timed so is restamped by its samples (copyArgs). */
-const restamps = (timing: AudioTiming): boolean => !timing.timesHold || timing.unstamped || timing.coarse;
+const restamps = (timing: AudioTiming): boolean =>
+  !timing.timesHold || timing.unstamped || timing.untimed || timing.coarse;
 
 /**
  * An AAC copy for an MP4 beside encoded video (video.watermark), restamped by its samples where copyArgs
