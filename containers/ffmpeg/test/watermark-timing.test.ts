@@ -25,6 +25,12 @@ const FILES = {
   vfr: "wm-vfr-long-last.mp4",
   /** Fragmented MP4: video from 0.08 s, AAC whose first packet is at 0 and the rest from 0.1013 s. */
   gap: "wm-frag-aac-gap.mp4",
+  /**
+   * MPEG-4 Part 2 with B-frames in AVI, 45 pictures at 15 fps (mpeg4-mp3.avi of the media matrix): AVI holds
+   * no presentation times, so the decoder's one-frame delay shows the first picture at 1/15 s and gives the
+   * last one after the stream has ended, with no time.
+   */
+  bframeAvi: "wm-bframe.avi",
 } as const;
 const VFR_END = 4 / 3 + 0.2 + 1.5;
 
@@ -63,6 +69,11 @@ async function generate(): Promise<void> {
         ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out],
       ]);
     },
+    [FILES.bframeAvi]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15:duration=3"],
+        ...["-c:v", "mpeg4", "-q:v", "5", "-g", "15", "-bf", "1", out],
+      ]),
   });
 }
 
@@ -85,7 +96,7 @@ async function probeJson(args: string[]) {
   return JSON.parse(stdout) as {
     format: { duration: string; start_time: string };
     streams: { codec_type: string; codec_name: string; start_time: string; duration: string }[];
-    frames?: { best_effort_timestamp_time: string }[];
+    frames?: { best_effort_timestamp_time?: string }[];
   };
 }
 
@@ -131,6 +142,29 @@ describe("video.watermark", () => {
     expect(Number(audio.start_time) + Number(audio.duration)).toBeLessThan(videoEnds - 0.05);
     expect(Math.abs(Number(probed.format.duration) - videoEnds)).toBeLessThan(0.002);
     expect(Math.abs((result.duration ?? 0) - videoEnds)).toBeLessThan(0.002);
+  });
+});
+
+describe("video.watermark of a B-frame AVI", () => {
+  test("shows the frames the source times, until its video ends (not the one decoded after it)", async () => {
+    const framesOf = async (file: string) =>
+      ((await probeJson(["-select_streams", "v:0", "-show_frames", file])).frames ?? []).map(
+        (f) => f.best_effort_timestamp_time,
+      );
+    // The source: 45 pictures decoded, the last one without a time; its video stream ends at 3 s.
+    const source = await framesOf(fixturePath(FILES.bframeAvi));
+    expect(source).toHaveLength(45);
+    // (ffprobe's JSON leaves out a time it does not know.)
+    const timed = source.filter((t) => t !== undefined && t !== "N/A").map(Number);
+    expect(timed).toHaveLength(44);
+    const { result, file } = await watermark(FILES.bframeAvi);
+    const times = (await framesOf(file)).map(Number);
+    // Before: 45 frames, the last at 3.0 s, shown until 3.067.
+    expect(times).toHaveLength(44);
+    for (const [i, t] of times.entries()) expect(Math.abs(t - timed[i]!)).toBeLessThan(0.002);
+    const video = (await probeJson(["-show_streams", "-select_streams", "v:0", file])).streams[0]!;
+    expect(Math.abs(Number(video.start_time) + Number(video.duration) - 3)).toBeLessThan(0.002);
+    expect(Math.abs((result.duration ?? 0) - 3)).toBeLessThan(0.002);
   });
 });
 

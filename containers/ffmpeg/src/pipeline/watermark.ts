@@ -214,7 +214,11 @@ async function run(
   const lead = playerLead(input.info);
   const sourceArgs = input.args(lead > 0 ? ["-itsoffset", sec(-lead)] : []);
   const inputs = [...sourceArgs, ...marked.inputs];
-  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph},format=yuv420p[v]`;
+  // A frame decoded after the last one the source presents is not shown: a B-frame AVI's decoder gives its
+  // last picture once the stream has ended, with no time, and ffmpeg placed it at the video's end, one frame
+  // past it (mpeg4-mp3.avi of the media matrix). The video ends with the source's.
+  const shownOnly = end === null ? "" : `,trim=end=${sec((end.last + end.end) / 2 - lead)}`;
+  const graph = `${square.length > 0 ? `[0:${video.index}]${square.join(",")}[shown];` : ""}${marked.graph}${shownOnly},format=yuv420p[v]`;
   // The last frame lasts as in the source (a variable-rate recording's is often far longer than a frame at
   // the graph's rate), its frames neither repeated nor dropped; a source whose last frame lasts one frame at
   // that rate within a millisecond already ends so.
