@@ -27,6 +27,8 @@ const bins = resolveBinaries(process.env);
 
 /** H.264 with 2 B-frames, 30 fps, a keyframe every second, + AAC, 4 s. */
 const BFRAMES = "fast-end-bframes.mp4";
+/** The same with AC-3 (its encoder's delay, 256 samples, hidden by the edit list; 1,536-sample frames). */
+const AC3 = "fast-end-ac3.mp4";
 
 let engine: TestEngine;
 let corpus: FixtureServer | undefined;
@@ -38,6 +40,13 @@ beforeAll(async () => {
         ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4"],
         ...["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "30", "-sc_threshold", "0"],
         ...["-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", out],
+      ]),
+    [AC3]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=4"],
+        ...["-f", "lavfi", "-i", "anoisesrc=c=pink:seed=29:a=0.3:r=48000:d=4"],
+        ...["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "30", "-sc_threshold", "0"],
+        ...["-pix_fmt", "yuv420p", "-c:a", "ac3", "-b:a", "192k", "-shortest", out],
       ]),
   });
   engine = await startTestEngine();
@@ -115,6 +124,22 @@ describe("video.trim fast ends at end", () => {
     // 2.433 and 2.467 are predicted from.
     const { got } = await expectExactEnd(fixturePath(BFRAMES), media(BFRAMES), 1.5, 2.45);
     expect(got).toHaveLength(44);
+  });
+
+  test("AC-3: the audio ends at end too, to the sample (it ran 17 ms on)", { timeout: 120_000 }, async () => {
+    const { result, file } = await fastTrim(media(AC3), { start: 1.5, end: 2.45 });
+    const key = await keyframeAtOrBefore(fixturePath(AC3), 1.5);
+    expect(result).toMatchObject({ format: "mp4", copied: true });
+    const { stdout } = await exec(bins.ffprobe, [
+      ...["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,duration"],
+      ...["-of", "csv=p=0", file],
+    ]);
+    const [codec, stated] = stdout.trim().split(",");
+    expect(codec).toBe("ac3");
+    // Decoded with the edit list honoured, and as the track's tables state it: (end − keyframe) × 48,000.
+    const samples = Math.round((await audioPresented(bins, file))! * 48000);
+    expect(samples).toBe(Math.round((2.45 - key) * 48000));
+    expect(Math.abs(Number(stated) - (2.45 - key))).toBeLessThan(0.001);
   });
 
   test.skipIf(!existsSync(path.join(CORPUS_DIR, "video.mp4")))(

@@ -14,6 +14,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { EncoderFrame } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { mediaInputArgs } from "./input-args.ts";
 import { emptyOutput, type Input, type JobContext, preferSourceError } from "./job.ts";
@@ -150,6 +151,25 @@ export function leadingSilence(silence: number, at = 0): string[] {
     `adelay=delays=${silence}S:all=1`,
     `asetpts=round((N-${silence})/SR/TB${at === 0 ? "" : `+${sec(at)}/TB`})`,
   ];
+}
+
+/**
+ * Filters (after the cut) and output options with which an encoder that delays its output (EncoderFrame:
+ * AC-3, E-AC-3, MP2, DTS) gives an MP4 that presents exactly the `samples` it is fed, the first one at `at`
+ * seconds: silence before them so that delay + silence + samples is whole frames (no padding after them), the
+ * delay's worth of silence after them, which the encoder keeps back, and its first packet stamped at −delay
+ * where it does not state that itself. The MP4 muxer's edit list starts after the delay and the silence.
+ */
+export function frameAligned(
+  frame: EncoderFrame,
+  samples: number,
+  at = 0,
+): { filters: string[]; options: string[] } {
+  const silence = (frame.size - ((samples + frame.delay) % frame.size)) % frame.size;
+  return {
+    filters: [...leadingSilence(silence, at), `apad=pad_len=${frame.delay}`],
+    options: frame.stated ? [] : ["-bsf:a", `setts=ts=TS-${frame.delay}`],
+  };
 }
 
 /** Silence to put before `samples` for an AAC encode that ends on a frame boundary. */

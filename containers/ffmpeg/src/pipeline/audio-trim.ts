@@ -16,6 +16,7 @@ import {
   audioTiming,
   copyArgs,
   countSamples,
+  frameAligned,
   leadingSilence,
   STAMP_BY_SAMPLES,
   STAMP_FROM_FIRST,
@@ -116,11 +117,9 @@ async function run(ctx: JobContext, input: Input, p: Window) {
         if (at >= 0) rest[at + 1] = String(adpcmCutBlock(audio.codec, samples, audio.sampleRate, channels));
       } else if (frame === undefined) filters.push(...leadingSilence(aacAlignment(samples)));
       else {
-        // Silence first, so that the window plus the delay ends on a frame; the delay's worth of silence
-        // after it, which the encoder keeps back; the edit list starts after the delay and the silence.
-        const silence = (frame.size - ((samples + frame.delay) % frame.size)) % frame.size;
-        filters.push(...leadingSilence(silence), `apad=pad_len=${frame.delay}`);
-        if (!frame.stated) rest.push("-bsf:a", `setts=ts=TS-${frame.delay}`);
+        const aligned = frameAligned(frame, samples);
+        filters.push(...aligned.filters);
+        rest.push(...aligned.options);
       }
     }
     encode = ["-af", [...cut, ...filters].join(","), ...rest];

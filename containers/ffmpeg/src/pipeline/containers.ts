@@ -162,12 +162,19 @@ export function adpcmCutBlock(codec: string, samples: number, rate: number, chan
 export interface CutEncoding {
   container: Container;
   codec: string[];
-  /**
-   * An encoder whose delay (samples a decoder outputs before the first one given) MP4's edit list hides,
-   * and which loses that many samples at the end unless given more: its frame size, the delay, and whether
-   * the encoder states it itself (AC-3's first packet at −256) or it must be stated for it (DTS).
-   */
-  frame?: { size: number; delay: number; stated: boolean };
+  frame?: EncoderFrame;
+}
+
+/**
+ * An encoder whose delay (samples a decoder outputs before the first one given) MP4's edit list hides, and
+ * which loses that many samples at the end unless given more: its frame size, the delay, and whether the
+ * encoder states it itself (AC-3's first packet at −256) or it must be stated for it (DTS). See
+ * audio-encode.ts frameAligned.
+ */
+export interface EncoderFrame {
+  size: number;
+  delay: number;
+  stated: boolean;
 }
 
 export function audioCutEncoding(audio: AudioInfo, sourceFormat?: string): CutEncoding {

@@ -18,8 +18,8 @@
  */
 import path from "node:path";
 import { amrAudioInput } from "./amr-cut.ts";
-import { countSamples } from "./audio-encode.ts";
-import { audioCutEncoding, CONTAINERS, type Container } from "./containers.ts";
+import { countAudio, countSamples, frameAligned } from "./audio-encode.ts";
+import { audioCutEncoding, CONTAINERS, type Container, type EncoderFrame } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
 import { mediaInfo } from "./media-info.ts";
@@ -124,16 +124,20 @@ export function trimMuxOptions(container: Container): string[] {
 }
 
 /**
- * The encoder of the cut audio: the source's codec where the container holds it (audio.trim's choice),
- * else the container's usual one (AAC in MP4, Opus in WebM).
+ * The encoder of the cut audio: the source's codec where the container holds it (audio.trim's choice, with
+ * the delay an MP4 edit list hides for AC-3: `frame`), else the container's usual one (AAC in MP4, Opus in
+ * WebM).
  */
-function audioEncoding(input: Input, container: Container): string[] {
+function audioEncoding(input: Input, container: Container): { codec: string[]; frame?: EncoderFrame } {
   const audio = input.info.audio!;
-  if (container.muxer === "mp4" && !MP4_CODECS.has(audio.codec)) return ["-c:a", "aac", "-b:a", "192k"];
-  if (container.muxer === "webm" && audio.codec !== "opus" && audio.codec !== "vorbis") {
-    return ["-c:a", "libopus", "-b:a", "128k"];
+  if (container.muxer === "mp4" && !MP4_CODECS.has(audio.codec)) {
+    return { codec: ["-c:a", "aac", "-b:a", "192k"] };
   }
-  const codec = audioCutEncoding(audio).codec;
+  if (container.muxer === "webm" && audio.codec !== "opus" && audio.codec !== "vorbis") {
+    return { codec: ["-c:a", "libopus", "-b:a", "128k"] };
+  }
+  const { codec, frame } = audioCutEncoding(audio);
+  if (container.muxer === "mp4") return { codec, ...(frame === undefined ? {} : { frame }) };
   // Every lossy encoder here starts with a delay (AAC's priming is 1024 samples, 128 ms at 8 kHz; LAME's 1105;
   // Opus, MP2, AC-3 and Vorbis a few ms), and ffmpeg 5.1's Matroska muxer keeps no delay for any of them: it
   // shifts every stream by it, so the copied video started that late (docs/media-support.md). FLAC has none and
@@ -141,9 +145,9 @@ function audioEncoding(input: Input, container: Container): string[] {
   // source's decode carries (FLAC would otherwise take 24 from the decoder's floats).
   const lossless = /^(flac|alac|pcm_)/.test(codec[1] ?? "");
   if (container.muxer === "matroska" && !lossless && audio.channels <= 8) {
-    return ["-c:a", "flac", "-sample_fmt", "s16"];
+    return { codec: ["-c:a", "flac", "-sample_fmt", "s16"] };
   }
-  return codec;
+  return { codec };
 }
 
 /** `codec` with the cut's filter put before any filter of its own (one -af per output). */
@@ -433,7 +437,7 @@ async function copyCutFromFirst(
   const seek = Math.max(0, start - AUDIO_PREROLL);
   // Each sample at its source time less the keyframe's, not the first one kept at 0: an audio stream that
   // starts after the video (matroska-test5-short.mkv's, at 12 ms) starts as late in the output.
-  const encoding = audioEncoding(input, container);
+  const { codec: encoding, frame } = audioEncoding(input, container);
   // libopus starts its packets 6.5 ms early (its lookahead, declared as the track's CodecDelay), and ffmpeg
   // 5.1's Matroska muxer writes that as a negative time and so shifts every stream by it: the copied video
   // began 7 ms late (av1-opus.webm). Its input is put 6.5 ms late instead: its first packet is at 0, and a
@@ -451,6 +455,16 @@ async function copyCutFromFirst(
   const amr = await amrAudioInput(ctx, input, seek - Math.max(0, -input.info.startTime));
   const audioSource = amr ?? input.args(seek === 0 ? [] : ["-ss", sec(seek)]);
   const audioStream = amr === null ? audio.index : 0;
+  // AC-3 in MP4: its encoder's delay hidden by the edit list, and no padding after the window (which the
+  // edit list declared as audio: h264-ac3.mp4 of the media matrix ran 17 ms past `end`). The samples are
+  // counted first, by a decode-only pass (this codec only).
+  const aligned =
+    frame === undefined
+      ? null
+      : await countAudio(ctx, input, audioSource, ["-map", `0:${audioStream}`, "-af", audioCut], null).then(
+          ({ samples, first }) => (samples > 0 ? frameAligned(frame, samples, first) : null),
+        );
+  const audioFilters = [audioCut, ...(aligned?.filters ?? [])].join(",");
   await ctx
     .runFfmpeg(
       [
@@ -465,7 +479,8 @@ async function copyCutFromFirst(
         // The same packets the measured copy holds.
         ...(videoFromSource ? ["-frames:v", String(packetsFromSource), ...tail.options] : []),
         ...["-sn", "-dn", "-c:v", "copy"],
-        ...withAudioFilter(audioCut, encoding),
+        ...withAudioFilter(audioFilters, encoding),
+        ...(aligned?.options ?? []),
         ...trimMuxOptions(container),
         ...(vorbis ? ["-avoid_negative_ts", "disabled"] : []),
         ...["-f", container.muxer, out],

@@ -18,6 +18,7 @@ import {
   Findings,
   measureMedia,
   measureSource,
+  pastWindowEnd,
   type SourceInfo,
 } from "./checks.ts";
 import type { Frame } from "./measure.ts";
@@ -83,6 +84,22 @@ describe("frames near end (matroska-test5-short.mkv trim {0.605, 1.21}: 24 fps i
     const { why } = verdict(src, 0.605, 1.21, [0, ...inWindow, 0.645], 0.686, tol);
     expect(why).toContain("[frames] 1 frames more than the source's 16, from 0.645 s");
     expect(why.join()).toMatch(/\[end\] video shown until 0\.686 s, the window ends at 0\.605 s/);
+  });
+});
+
+describe("frames a copy's edit list may hide (h264-ac3.mp4 fast {0.901, 1.801}: 15 fps, from the 0 s keyframe)", () => {
+  const src = frames(grid(0, 44, 1 / 15), 1 / 15);
+  const sv = { frames: src, end: 3 };
+  const exp = expectedWindow(sv, 0, 1.801);
+  const tol = 0.0015 + 1 / 15360 + 1 / 15360;
+
+  test("the 1.800 s frame, shown for the window's last millisecond, is the window's", () => {
+    expect(exp.t.at(-1)).toBeCloseTo(1.8, 6);
+    expect(pastWindowEnd(1.8, exp, tol)).toBe(false);
+  });
+
+  test("the 1.867 s reference frame after end is past it", () => {
+    expect(pastWindowEnd(1.866667, exp, tol)).toBe(true);
   });
 });
 
