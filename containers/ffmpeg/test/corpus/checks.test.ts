@@ -318,3 +318,45 @@ describe("an MP4's audio end by its own tables", () => {
     expect(why.join()).toMatch(/^\[audio-length\] audio ends at 0\.900 s, .*ends at 1\.000/);
   }, 60_000);
 });
+
+/**
+ * An Ogg Vorbis stream's end by its last granule position (ogg-pages.ts). vp8-vorbis.webm audio.trim of the
+ * media matrix cut [0.907, 1.814) to one Ogg page declaring 43,536 samples (0.907 s at 48 kHz), which
+ * libvorbisfile decodes to exactly that; ffmpeg 5.1 decodes 112 more (it applies the end trim only when the
+ * first audio page is not the last). Files made here: 0.907 s of a chirp, one audio page; 3 s, several.
+ */
+describe("an Ogg Vorbis stream's end by its last granule position", () => {
+  const bins = resolveBinaries(process.env);
+  let dir = "";
+  const ffmpeg = (...args: string[]) => {
+    const r = spawnSync(bins.ffmpeg, ["-v", "error", "-nostdin", "-y", ...args], { cwd: dir });
+    if (r.status !== 0) throw new Error(`ffmpeg ${args.join(" ")}: ${r.stderr}`);
+  };
+  const chirp = (d: number) => `aevalsrc=sin(2*PI*(200+400*t)*t):s=48000:d=${d}`;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "p6-checks-ogg-"));
+    ffmpeg("-f", "lavfi", "-i", chirp(0.907), "-c:a", "pcm_s16le", "short.wav");
+    ffmpeg("-i", "short.wav", "-c:a", "libvorbis", "-q:a", "6", "short.ogg");
+    ffmpeg("-f", "lavfi", "-i", chirp(3), "-c:a", "libvorbis", "-q:a", "6", "long.ogg");
+  }, 60_000);
+  afterAll(() => {
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("one audio page: ends at its granule (0.907 s), not where ffmpeg 5.1's decode does", async () => {
+    const out = (await measureMedia(bins, path.join(dir, "short.ogg"), "output"))!;
+    expect(out.audio!.track.samples).toBeGreaterThan(43536);
+    expect(out.audio!.end - out.audio!.start).toBeCloseTo(0.907, 6);
+    const src = (await measureSource(bins, "short.wav", path.join(dir, "short.wav"))) as SourceInfo;
+    const f = new Findings();
+    await checkAudioTrack(bins, src, out, path.join(dir, "short.ogg"), 0, src.audio!.end, f, "audio");
+    expect(f.why).toEqual([]);
+  }, 60_000);
+
+  test("several pages: ffmpeg 5.1 trims as declared, and so does the check (3 s)", async () => {
+    const out = (await measureMedia(bins, path.join(dir, "long.ogg"), "output"))!;
+    expect(out.audio!.track.samples).toBe(144000);
+    expect(out.audio!.end - out.audio!.start).toBeCloseTo(3, 6);
+  }, 60_000);
+});

@@ -35,6 +35,7 @@ import {
   timeBase,
 } from "./measure.ts";
 import { tablePresentation } from "./mp4-tables.ts";
+import { vorbisDeclaredSamples } from "./ogg-pages.ts";
 import type { Run } from "./table.ts";
 
 /** The kinds of wrong, as the tags of Verdict.why. */
@@ -72,7 +73,10 @@ export interface VideoTruth {
 export interface AudioTruth {
   stream: number;
   track: AudioTrack;
-  /** Where an MP4's own tables (stts, edit list) end the track, from the file's time 0; else null. */
+  /**
+   * Where the file's own tables end the track, on ffmpeg's timeline: an MP4's (stts, edit list), an Ogg
+   * Vorbis stream's last granule position; else null.
+   */
   tablesEnd: number | null;
   /** First and last presented sample's times from the file's start. */
   start: number;
@@ -142,19 +146,20 @@ const f3 = (n: number) => n.toFixed(3);
 const isMp4Name = (formatName: string) => /mp4|mov/.test(formatName);
 
 /**
- * Presented end of a decoded audio track. In MP4 a decoder honouring the declared padding stops where the
- * file's own tables end the track (`tablesEnd`: stts sample durations in the track's time scale through the
- * edit list, mp4-tables.ts), read here without ffmpeg: ffmpeg 5.1's MOV demuxer takes an empty edit's length
- * off the last packet's duration (an AAC track after a 12 ms empty edit: last packet 448 ticks for 1,024), so
- * its last pkt_duration is not the declaration. Where the tables cannot be read (fragmented MP4) the last
- * frame's time plus its stated duration stands for them (ffmpeg 5.1 decodes that frame whole). Never past
- * the decoded samples: a player has nothing to present there. For a source, only a declaration that trims
- * inside the last frame counts: one far earlier is a broken timestamp (alac.m4a's 1-tick packets), and a
- * player plays the samples.
+ * Presented end of a decoded audio track, given where the file declares it ends (`declared`: below). A
+ * decoder honouring the declared padding stops there. In MP4 that is where the file's own tables end the
+ * track (stts sample durations in the track's time scale through the edit list, mp4-tables.ts), read here
+ * without ffmpeg: ffmpeg 5.1's MOV demuxer takes an empty edit's length off the last packet's duration (an
+ * AAC track after a 12 ms empty edit: last packet 448 ticks for 1,024), so its last pkt_duration is not the
+ * declaration; where the tables cannot be read, the last frame's time plus its stated duration stands for
+ * them (ffmpeg 5.1 decodes that frame whole). In Ogg Vorbis it is the last page's granule position
+ * (ogg-pages.ts), which ffmpeg 5.1 does not apply to a stream of one audio page. Never past the decoded
+ * samples: a player has nothing to present there. For a source, only a declaration that trims inside the
+ * last frame counts: one far earlier is a broken timestamp (alac.m4a's 1-tick packets), and a player plays
+ * the samples.
  */
-function audioEnd(track: AudioTrack, mp4: boolean, isSource: boolean, tablesEnd: number | null): number {
-  const declared = tablesEnd ?? track.declaredEnd;
-  if (!mp4 || declared === null || declared >= track.decodedEnd) return track.decodedEnd;
+function audioEnd(track: AudioTrack, declared: number | null, isSource: boolean): number {
+  if (declared === null || declared >= track.decodedEnd) return track.decodedEnd;
   if (isSource && track.decodedEnd - declared > track.frameSec + 0.001) return track.decodedEnd;
   return declared;
 }
@@ -231,8 +236,16 @@ export async function measureMedia(
     if (track !== null) {
       const stream = facts.audio.index;
       const tables = mp4 ? await tablePresentation(file, stream) : null;
-      const tablesEnd = tables !== null && tables.frames.length > 0 ? tables.end : null;
-      const end = audioEnd(track, mp4, isSource, tablesEnd) - zero;
+      const vorbis = /ogg/.test(facts.formatName) && facts.audio.codec === "vorbis";
+      const pages = vorbis ? await vorbisDeclaredSamples(file, track.frames) : null;
+      const tablesEnd =
+        tables !== null && tables.frames.length > 0
+          ? tables.end
+          : pages !== null
+            ? track.first + pages / track.sampleRate
+            : null;
+      const declared = mp4 ? (tablesEnd ?? track.declaredEnd) : tablesEnd;
+      const end = audioEnd(track, declared, isSource) - zero;
       audio = { stream, track, tablesEnd, start: track.first - zero, end, pcm };
     }
   }

@@ -374,6 +374,8 @@ export interface AudioTrack {
   samples: number;
   /** Longest decoded frame, seconds. */
   frameSec: number;
+  /** Samples of each decoded frame, in order. */
+  frames: number[];
 }
 
 export async function decodedAudio(
@@ -398,12 +400,14 @@ export async function decodedAudio(
   let rate = 0;
   let declared: number | null = null;
   let frameSamples = 0;
+  const frames: number[] = [];
   for (const line of exit.stdout.toString().split("\n")) {
     const kv = new Map(line.split("|").map((c) => c.split("=", 2) as [string, string]));
     if (line.startsWith("stream|")) rate = Number(kv.get("sample_rate") ?? 0);
     if (!line.startsWith("frame|")) continue;
     const nb = Number(kv.get("nb_samples") ?? 0);
     samples += nb;
+    frames.push(nb);
     frameSamples = Math.max(frameSamples, nb);
     const t = num(kv.get("best_effort_timestamp_time"));
     const d = num(kv.get("pkt_duration_time"));
@@ -419,6 +423,7 @@ export async function decodedAudio(
     sampleRate: rate,
     samples,
     frameSec: frameSamples / rate,
+    frames,
   };
 }
 
