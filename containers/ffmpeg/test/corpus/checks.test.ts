@@ -216,7 +216,7 @@ describe("an MP4's video end by its own tables", () => {
     expect(p.end * 24).toBeCloseTo(5, 9);
   });
 
-  test("fragmented or non-MP4 input is not read", () => {
+  test("a file without its moov, or not an MP4, is not read", () => {
     expect(presentationOf(Buffer.concat([box("ftyp", Buffer.from("isom")), box("moof")]), 0)).toBeNull();
     expect(presentationOf(Buffer.from("OggS not an mp4"), 0)).toBeNull();
   });
@@ -255,6 +255,7 @@ describe("an MP4's audio end by its own tables", () => {
     // declared by ffmpeg's tables (edit from media time 1024 for 1000 ms; the last sample lasts 832 ticks).
     ffmpeg("-f", "lavfi", "-i", chirp(8000, 1), "-c:a", "pcm_s16le", "w8.wav");
     ffmpeg("-i", "w8.wav", "-c:a", "aac", "aac8k.m4a");
+    ffmpeg("-i", "w8.wav", "-c:a", "aac", "-movflags", "frag_keyframe+empty_moov", "aac8k-frag.m4a");
   }, 60_000);
   afterAll(() => {
     if (dir !== "") rmSync(dir, { recursive: true, force: true });
@@ -311,6 +312,15 @@ describe("an MP4's audio end by its own tables", () => {
   test("AAC whose last frame's padding is not declared (stts 1024 ticks, an edit over all 8192) is flagged", async () => {
     const { why } = await audioWhy("w8.wav", withTables("aac8k.m4a", 1024, 1024), "output");
     expect(why.join()).toMatch(/^\[audio-length\] audio ends at 1\.024 s, .*ends at 1\.000/);
+  }, 60_000);
+
+  test("fragmented AAC ends where its last trun sample does, not one frame on (ffmpeg's pkt_duration)", async () => {
+    // No edit list in this fragmented file: 1024 samples of priming + 8000 + 192 of padding, whose last
+    // frame's trun entry states 832 ticks; ffmpeg 5.1 gives that packet 1,024.
+    const out = (await measureMedia(bins, path.join(dir, "aac8k-frag.m4a"), "output"))!;
+    expect(out.audio!.track.decodedEnd - out.audio!.track.first).toBeCloseTo(9216 / 8000, 6);
+    expect(out.audio!.tablesEnd).toBeCloseTo(9024 / 8000, 6);
+    expect(out.audio!.end - out.audio!.start).toBeCloseTo(9024 / 8000, 6);
   }, 60_000);
 
   test("the same AAC with an edit ending 100 ms early is flagged", async () => {

@@ -4,8 +4,11 @@
  * the edit list (elst: empty edits delay, a media edit shows [media_time, media_time + segment_duration) of
  * the media from its position on the timeline). Read by this checker's own route, without ffmpeg: ffmpeg 5.1's
  * demuxer misreads some of these tables (it takes an empty edit off the last sample's duration; it drops a
- * sample whose composition time is before an edit's media_time though the edit shows its tail). Fragmented
- * files (moof) and tracks without an stts are not read here (null).
+ * sample whose composition time is before an edit's media_time though the edit shows its tail). A fragmented
+ * file's samples are read from its fragments too (moof: each traf's tfdt and trun, defaults from tfhd and
+ * trex): ffmpeg 5.1 gives its last packet the duration of the one before, not the one its trun states
+ * (h264-aac-frag.mp4 of the media matrix: the last AAC sample lasts 640 ticks, ffprobe says 1,024). Tracks
+ * without an stts are not read here (null).
  */
 import { open } from "node:fs/promises";
 
@@ -62,7 +65,7 @@ async function readFile(file: string, limit = 512 * 1024 * 1024): Promise<Buffer
 
 /**
  * The presentation of the `ordinal`-th track (0-based, in file order, which is ffprobe's stream index) by
- * its tables, or null when the file is not a plain (unfragmented) MP4/MOV or the track cannot be read.
+ * its tables, or null when the file is not an MP4/MOV or the track cannot be read.
  */
 export async function tablePresentation(file: string, ordinal: number): Promise<TablePresentation | null> {
   const buf = await readFile(file).catch(() => null);
@@ -70,12 +73,64 @@ export async function tablePresentation(file: string, ordinal: number): Promise<
   return presentationOf(buf, ordinal);
 }
 
+/** A fragmented track's samples (ISO/IEC 14496-12 8.8): decode deltas and composition offsets, in order. */
+function fragmentSamples(buf: Buffer, top: Box[], moov: Box, trackId: number) {
+  const delta: number[] = [];
+  const offset: number[] = [];
+  const starts: (number | null)[] = [];
+  // trex: track_ID, default_sample_description_index, default_sample_duration, …
+  const trex = children(buf, child(buf, moov, "mvex")?.start ?? 0, child(buf, moov, "mvex")?.end ?? 0).find(
+    (b) => b.type === "trex" && buf.readUInt32BE(b.start + 4) === trackId,
+  );
+  const trexDuration = trex === undefined ? 0 : buf.readUInt32BE(trex.start + 12);
+  for (const moof of top.filter((b) => b.type === "moof")) {
+    for (const traf of children(buf, moof.start, moof.end).filter((b) => b.type === "traf")) {
+      const tfhd = child(buf, traf, "tfhd");
+      if (tfhd === undefined || buf.readUInt32BE(tfhd.start + 4) !== trackId) continue;
+      const tfhdFlags = buf.readUInt32BE(tfhd.start) & 0xffffff;
+      let p = tfhd.start + 8 + (tfhdFlags & 0x01 ? 8 : 0) + (tfhdFlags & 0x02 ? 4 : 0);
+      const defaultDuration = tfhdFlags & 0x08 ? buf.readUInt32BE(p) : trexDuration;
+      const tfdt = child(buf, traf, "tfdt");
+      let base: number | null = null;
+      if (tfdt !== undefined) {
+        base =
+          buf[tfdt.start] === 1
+            ? Number(buf.readBigUInt64BE(tfdt.start + 4))
+            : buf.readUInt32BE(tfdt.start + 4);
+      }
+      for (const trun of children(buf, traf.start, traf.end).filter((b) => b.type === "trun")) {
+        const flags = buf.readUInt32BE(trun.start) & 0xffffff;
+        const count = buf.readUInt32BE(trun.start + 4);
+        p = trun.start + 8 + (flags & 0x001 ? 4 : 0) + (flags & 0x004 ? 4 : 0);
+        for (let i = 0; i < count; i++) {
+          let d = defaultDuration;
+          if (flags & 0x100) {
+            d = buf.readUInt32BE(p);
+            p += 4;
+          }
+          if (flags & 0x200) p += 4;
+          if (flags & 0x400) p += 4;
+          let ct = 0;
+          if (flags & 0x800) {
+            // Version 1 signed; version 0 read signed too, as players do.
+            ct = buf.readInt32BE(p);
+            p += 4;
+          }
+          delta.push(d);
+          offset.push(ct);
+          starts.push(i === 0 ? base : null);
+        }
+        base = null;
+      }
+    }
+  }
+  return { delta, offset, starts };
+}
+
 export function presentationOf(buf: Buffer, ordinal: number): TablePresentation | null {
   const top = children(buf, 0, buf.length);
-  if (top.some((b) => b.type === "moof")) return null;
   const moov = top.find((b) => b.type === "moov");
   if (moov === undefined) return null;
-  if (child(buf, moov, "mvex") !== undefined) return null;
   const mvhd = child(buf, moov, "mvhd");
   if (mvhd === undefined) return null;
   const movieScale = buf.readUInt32BE(mvhd.start + (buf[mvhd.start] === 1 ? 20 : 12));
@@ -113,6 +168,19 @@ export function presentationOf(buf: Buffer, ordinal: number): TablePresentation 
       const n = buf.readUInt32BE(ctts.start + 8 + i * 8);
       const off = buf.readInt32BE(ctts.start + 12 + i * 8);
       for (let k = 0; k < n && s < ct.length; k++) ct[s++]! += off;
+    }
+  }
+  // The fragments' samples follow the moov's, each traf from its tfdt (else where the last one ended).
+  const tkhd = child(buf, trak, "tkhd");
+  if (tkhd !== undefined && top.some((b) => b.type === "moof")) {
+    const trackId = buf.readUInt32BE(tkhd.start + (buf[tkhd.start] === 1 ? 20 : 12));
+    const frag = fragmentSamples(buf, top, moov, trackId);
+    for (const [i, d] of frag.delta.entries()) {
+      t = frag.starts[i] ?? t;
+      dts.push(t);
+      delta.push(d);
+      ct.push(t + frag.offset[i]!);
+      t += d;
     }
   }
   // Each sample shown from its composition time until the next one's; the last for its own delta.
