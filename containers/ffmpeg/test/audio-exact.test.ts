@@ -12,11 +12,13 @@
  *   tag; av1-opus.webm: Opus whose WebM trims its last packet).
  */
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { mpegAudioLayer } from "./corpus/measure.ts";
+import { presentationOf } from "./corpus/mp4-tables.ts";
 import { ffprobe, fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { lagOf } from "./support/lag.ts";
@@ -51,6 +53,11 @@ const FILES = {
   mp2Ts: "exact-mp2.ts",
   /** 3 s of stereo ALAC at 48 kHz in CAF: 35 packets of 4,096 samples and one of 640, none timed. */
   alacCaf: "exact-alac.caf",
+  /**
+   * 3 s of AAC at 48 kHz in a fragmented MP4 (h264-aac-frag.mp4 of the media matrix): no edit list, its last
+   * trun sample lasting 640 ticks (1,024 of priming + 144,000 = 145,024), which ffmpeg 5.1 reads as 1,024.
+   */
+  aacFrag: "exact-aac-frag.mp4",
 } as const;
 
 /** Pink noise: no period, so a position found by cross-correlation is the only one. */
@@ -88,6 +95,17 @@ async function generate(): Promise<void> {
     [FILES.mp2Mkv]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "matroska", out]),
     [FILES.mp2Ts]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "mp2", "-f", "mpegts", out]),
     [FILES.alacCaf]: (out) => ffmpeg([...noise(48000, 3, 2), "-c:a", "alac", "-f", "caf", out]),
+    [FILES.aacFrag]: (out) =>
+      ffmpeg([
+        ...noise(48000, 3, 2),
+        "-c:a",
+        "aac",
+        "-movflags",
+        "frag_keyframe+empty_moov",
+        "-f",
+        "mp4",
+        out,
+      ]),
   });
 }
 
@@ -260,6 +278,18 @@ describe("extract-audio: the source's samples, as a player presents them", () =>
     // The M4A's own tables: 3 s (was 2.987: the last packet, 640 samples, declared lasting nothing).
     expect(Math.abs((await probedDuration(file)) - 3)).toBeLessThanOrEqual(0.001);
     expect(Math.abs((result.duration ?? 0) - 3)).toBeLessThanOrEqual(0.001);
+  });
+
+  test("original of AAC in a fragmented MP4: ends where the source's last trun sample does", async () => {
+    // Both read by the corpus checker's own table reader (mp4-tables.ts: trun, stts, edit lists).
+    const tablesEnd = async (file: string) => presentationOf(await readFile(file), 0)!.end;
+    const source = await tablesEnd(fixturePath(FILES.aacFrag));
+    expect(source * 48000).toBeCloseTo(145024, 3);
+    const { result, file } = await produce("video.extract-audio", FILES.aacFrag, { format: "original" });
+    expect(result.format).toBe("m4a");
+    // Was 145,408 samples (the last frame's 384 of padding declared as audio).
+    expect(Math.abs((await tablesEnd(file)) - source)).toBeLessThanOrEqual(1 / 48000);
+    expect(Math.abs((result.duration ?? 0) - source)).toBeLessThanOrEqual(0.001);
   });
 
   test("original of an MP3 without an encoder-delay tag: every sample from the first", async () => {

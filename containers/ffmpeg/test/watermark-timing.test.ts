@@ -5,11 +5,13 @@
  * inside a long frame of the variable-rate video. See source-timing.ts.
  */
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import type { EngineResult } from "../src/protocol.ts";
 import { thumbDiff, thumbnail, videoPresented } from "./corpus/measure.ts";
+import { presentationOf } from "./corpus/mp4-tables.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { ensureFixtures, ffmpeg } from "./support/ffmpeg-fixture.ts";
 import { decodedSeconds } from "./support/media-codecs.ts";
@@ -31,6 +33,11 @@ const FILES = {
    * last one after the stream has ended, with no time.
    */
   bframeAvi: "wm-bframe.avi",
+  /**
+   * Fragmented H.264 (no B-frames) and AAC (h264-aac-frag.mp4 of the media matrix): its last AAC sample lasts
+   * 640 ticks by its trun, 1,024 as ffmpeg 5.1 reads it.
+   */
+  frag: "wm-frag.mp4",
 } as const;
 const VFR_END = 4 / 3 + 0.2 + 1.5;
 
@@ -69,6 +76,13 @@ async function generate(): Promise<void> {
         ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out],
       ]);
     },
+    [FILES.frag]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3"],
+        ...["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*440*t):s=48000:d=3", ...H264, "-bf", "0"],
+        ...["-c:a", "aac"],
+        ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", out],
+      ]),
     [FILES.bframeAvi]: (out) =>
       ffmpeg([
         ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15:duration=3"],
@@ -142,6 +156,20 @@ describe("video.watermark", () => {
     expect(Number(audio.start_time) + Number(audio.duration)).toBeLessThan(videoEnds - 0.05);
     expect(Math.abs(Number(probed.format.duration) - videoEnds)).toBeLessThan(0.002);
     expect(Math.abs((result.duration ?? 0) - videoEnds)).toBeLessThan(0.002);
+  });
+});
+
+describe("video.watermark of a fragmented MP4", () => {
+  test("its copied AAC ends where the source's trun ends it (not one frame's padding on)", async () => {
+    // Both read by the corpus checker's own table reader (mp4-tables.ts): the audio is track 1 in each.
+    const audioEnd = async (file: string) => presentationOf(await readFile(file), 1)!.end;
+    const source = await audioEnd(fixturePath(FILES.frag));
+    expect(source * 48000).toBeCloseTo(1024 + 144000, 3);
+    const { file } = await watermark(FILES.frag);
+    const probed = await probeJson(["-show_streams", file]);
+    expect(probed.streams.find((s) => s.codec_type === "audio")?.codec_name).toBe("aac");
+    // Was 384 samples (8 ms) longer.
+    expect(Math.abs((await audioEnd(file)) - source)).toBeLessThanOrEqual(1 / 48000);
   });
 });
 

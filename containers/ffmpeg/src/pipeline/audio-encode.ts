@@ -19,6 +19,7 @@ import { runFfprobe } from "./ffmpeg.ts";
 import { mediaInputArgs } from "./input-args.ts";
 import { emptyOutput, type Input, type JobContext, preferSourceError } from "./job.ts";
 import type { AudioInfo } from "./media-info.ts";
+import { hasFragments } from "./mp4-boxes.ts";
 import { sec } from "./params.ts";
 
 /** Samples per AAC-LC frame. */
@@ -261,14 +262,16 @@ export async function exactAacArgs(
 }
 
 /**
- * Codec arguments of a stream copy of `audio`: its packets as they are, restamped by their samples when
- * their timestamps do not follow them, are missing or are rounded to the millisecond, or no packet states its
- * length, and every frame holds the same count (ALAC 1 tick apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of
+ * Codec arguments of a stream copy of `audio`: its packets as they are (the last one lasting as `tail`
+ * says: fragmentedTail), restamped by their samples when their timestamps do not follow them, are missing or
+ * are rounded to the millisecond, or no packet states its length, and every frame holds the same count (ALAC 1 tick apart, or laced in Matroska: the copy's header would state 4.8 s for 5.6 s of
  * samples; AAC from Matroska: 11 ms less).
  */
-export function copyArgs(audio: AudioInfo, timing: AudioTiming): string[] {
+export function copyArgs(audio: AudioInfo, timing: AudioTiming, tail: StatedTail | null = null): string[] {
   const size = timing.frameSize;
-  if (!restamps(timing) || audio.sampleRate <= 0) return ["-c:a", "copy"];
+  if (!restamps(timing) || audio.sampleRate <= 0) {
+    return ["-c:a", "copy", ...(tail === null ? [] : ["-bsf:a", `setts=${lastPacketLasts(tail)}`])];
+  }
   // Lossless ALAC is encoded again, sample for sample, stamped by its samples: a copy restamped by whole
   // frames would state a short last frame whole.
   if (audio.codec === "alac") return ["-af", STAMP_BY_SAMPLES, "-c:a", "alac"];
@@ -325,6 +328,24 @@ const END_LOOKBACK = 2;
  * timestamp, not padding).
  */
 export async function statedAudioEnd(ctx: JobContext, input: Input, index: number): Promise<number | null> {
+  return (await statedAudioTail(ctx, input, index))?.end ?? null;
+}
+
+/** Where an MP4 source's tables end an audio stream inside its last packet (statedAudioTail). */
+export interface StatedTail {
+  /** Seconds on ffmpeg's timeline of the input (from its format start). */
+  end: number;
+  /** The last packet's presentation time and the duration its tables give it, seconds (stream timeline). */
+  lastPts: number;
+  lasts: number;
+}
+
+/** statedAudioEnd, with the last packet it ends inside. */
+export async function statedAudioTail(
+  ctx: JobContext,
+  input: Input,
+  index: number,
+): Promise<StatedTail | null> {
   const { duration, startTime } = input.info;
   // Only an MP4/MOV declares padding this way: other sources are not read at their tail for it.
   if (duration === null || input.sniffed.demuxer !== "mov") return null;
@@ -358,5 +379,29 @@ export async function statedAudioEnd(ctx: JobContext, input: Input, index: numbe
   if (!Number.isFinite(end) || !Number.isFinite(lastPts) || end <= lastPts || end >= lastPts + frame - 1e-6) {
     return null;
   }
-  return end - startTime;
+  return { end: end - startTime, lastPts, lasts: end - lastPts };
 }
+
+/**
+ * For a copy of audio stream `index` of a fragmented MP4 (its samples in moof boxes), where its tables end
+ * it inside its last packet: ffmpeg 5.1 gives that packet the duration of the one before, not the one its
+ * trun states (h264-aac-frag.mp4 of the media matrix: 1,024 samples for 640), and a copy into MP4 declared
+ * the last AAC frame's padding as audio. Null for every other source (read in a few box headers, no
+ * process: an unfragmented MP4's copy keeps its edit list's end as it is).
+ */
+export async function fragmentedTail(
+  ctx: JobContext,
+  input: Input,
+  index: number,
+): Promise<StatedTail | null> {
+  if (input.sniffed.demuxer !== "mov") return null;
+  if (!(await hasFragments((offset, length) => input.source.read(offset, length)))) return null;
+  return statedAudioTail(ctx, input, index);
+}
+
+/**
+ * A setts expression (its `duration`) that gives the last packet the duration `tail` states; packets are
+ * matched by time (PTS×TB), which holds in the copy's time base whatever it is.
+ */
+export const lastPacketLasts = (tail: StatedTail): string =>
+  `duration='if(gte(PTS*TB\\,${sec(tail.lastPts - 1e-4)})\\,round(${sec(tail.lasts)}/TB)\\,DURATION)'`;

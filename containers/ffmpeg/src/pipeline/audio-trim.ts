@@ -16,6 +16,7 @@ import {
   audioTiming,
   copyArgs,
   countSamples,
+  fragmentedTail,
   frameAligned,
   leadingSilence,
   STAMP_BY_SAMPLES,
@@ -75,11 +76,14 @@ async function run(ctx: JobContext, input: Input, p: Window) {
     return trimmed(ctx, input, out, "3gp", p.start, true);
   }
   const copyInto = whole ? audioCopyContainer(audio.codec, input.sniffed.format) : null;
-  const timing = await audioTiming(ctx, input, audio.index);
+  const [timing, tail] = await Promise.all([
+    audioTiming(ctx, input, audio.index),
+    copyInto?.muxer === "mp4" ? fragmentedTail(ctx, input, audio.index) : null,
+  ]);
   const encoding: CutEncoding =
     copyInto === null
       ? audioCutEncoding(audio, input.sniffed.format)
-      : { container: copyInto, codec: copyArgs(audio, timing) };
+      : { container: copyInto, codec: copyArgs(audio, timing, tail) };
   const { container, codec } = encoding;
   const out = outputPath(ctx, container.ext);
   // Timestamps that do not follow the samples cannot be sought by, nor can ADPCM, whose seek is timed by a

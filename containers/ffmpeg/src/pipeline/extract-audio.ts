@@ -12,6 +12,7 @@ import {
   audioTiming,
   copyArgs,
   countSamples,
+  fragmentedTail,
   leadingSilence,
   STAMP_BY_SAMPLES,
   STAMP_FROM_FIRST,
@@ -92,7 +93,11 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
     container = audioCopyContainer(audio.codec, input.sniffed.format) ?? CONTAINERS.mka;
-    codec = isAmr(audio.codec) ? [] : copyArgs(audio, await audioTiming(ctx, input, audio.index));
+    const [timing, tail] = await Promise.all([
+      audioTiming(ctx, input, audio.index),
+      container.muxer === "mp4" ? fragmentedTail(ctx, input, audio.index) : null,
+    ]);
+    codec = isAmr(audio.codec) ? [] : copyArgs(audio, timing, tail);
   } else {
     container = CONTAINERS[p.format];
     // The stated end is a time: it places the last sample only where the timestamps follow the samples

@@ -40,3 +40,25 @@ export function timing(buf: Buffer, box: Box): [number, number] {
     ? [buf.readUInt32BE(box.start + 20), Number(buf.readBigUInt64BE(box.start + 24))]
     : [buf.readUInt32BE(box.start + 12), buf.readUInt32BE(box.start + 16)];
 }
+
+/**
+ * Whether an MP4 file is fragmented: a moof box among its top-level boxes before the first mdat (its first
+ * fragment follows the moov). Reads box headers only, at most 16 of them.
+ */
+export async function hasFragments(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+): Promise<boolean> {
+  let offset = 0;
+  for (let n = 0; n < 16; n++) {
+    const head = Buffer.from(await read(offset, 16));
+    if (head.length < 8) return false;
+    const type = head.toString("latin1", 4, 8);
+    if (type === "moof") return true;
+    if (type === "mdat") return false;
+    let size = head.readUInt32BE(0);
+    if (size === 1 && head.length >= 16) size = Number(head.readBigUInt64BE(8));
+    if (size < 8) return false;
+    offset += size;
+  }
+  return false;
+}

@@ -12,6 +12,8 @@ import { amrAudioInput } from "./amr-cut.ts";
 import {
   audioTiming,
   exactAacArgs,
+  fragmentedTail,
+  lastPacketLasts,
   restampedAacInput,
   STAMP_FROM_FIRST,
   statedAudioEnd,
@@ -200,13 +202,20 @@ async function run(
   const square = squarePixels(video);
   const frame = { label: square.length > 0 ? "shown" : `0:${video.index}`, ...reencodedSize(video) };
   const copyAudio = audio?.codec === "aac";
-  const [marked, end, early, timing] = await Promise.all([
+  const [marked, end, early, timing, tail] = await Promise.all([
     markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable }),
     // Measurements that only refine the output: a source ffprobe cannot list is encoded as before.
     videoEnd(ctx, input).catch(() => null),
     copyAudio ? earlyFirstAudio(ctx, input, audio.index).catch(() => null) : null,
     copyAudio ? audioTiming(ctx, input, audio.index) : null,
+    copyAudio ? fragmentedTail(ctx, input, audio.index) : null,
   ]);
+  // The copied AAC's packets: the first moved after a gap it sits before, the last lasting as a fragmented
+  // source's tables say (fragmentedTail).
+  const copySetts = [
+    ...(early === null ? [] : [`ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
+    ...(tail === null ? [] : [lastPacketLasts(tail)]),
+  ];
   // Output times are a player's: a source's time 0, not its earliest timestamp where that is below 0
   // (playerLead; ffmpeg would start there). After a first AAC packet placed before a gap (source-timing.ts)
   // the audio follows on without the gap, its samples from 0 as they decode; the video stays where the
@@ -267,10 +276,9 @@ async function run(
               ...["-map", `0:${audio.index}`],
               ...(copyAudio
                 ? [
-                    ...["-c:a", "copy"],
-                    ...(early === null
-                      ? []
-                      : ["-bsf:a", `setts=ts=if(eq(N\\,0)\\,TS\\,TS-${early.gapTicks})`]),
+                    "-c:a",
+                    "copy",
+                    ...(copySetts.length === 0 ? [] : ["-bsf:a", `setts=${copySetts.join(":")}`]),
                   ]
                 : await exactAacArgs(ctx, input, sourceArgs, audio, await encodedAudioFilters(), "160k")),
             ];
