@@ -38,6 +38,14 @@ const SOURCES = {
   h263: "fast-h263.3gp",
   /** The same without its sync-sample table: every packet claims to be a keyframe. */
   h263NoStss: "fast-h263-no-stss.3gp",
+  /**
+   * MPEG-TS of one keyframe (H.264, 15 fps, 3 s, + AAC; longgop.ts of the media matrix), its B-frames in a
+   * fixed pattern (I B B P B B P …, a P-frame every 0.2 s): a seek to the file's start lands after the
+   * keyframe, whose dts (1.4 s) is before the file's start time (1.445 s, the AAC's first pts).
+   */
+  tsOneKey: "fast-one-key.ts",
+  /** The same made as longgop.ts of the media matrix is (x264's own B-frame choices, a chirp): refused before. */
+  tsLongGop: "fast-longgop.ts",
 };
 
 const TONE = [
@@ -80,6 +88,20 @@ beforeAll(async () => {
         ...["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4", ...TONE],
         ...[...H264, "-g", "24", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"],
         ...["-f", "matroska", "-live", "1", out],
+      ]),
+    [SOURCES.tsOneKey]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15:duration=3", ...TONE],
+        ...["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-x264-params", "b-adapt=0:b-pyramid=none"],
+        ...["-g", "600", "-sc_threshold", "0"],
+        ...["-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-f", "mpegts", out],
+      ]),
+    [SOURCES.tsLongGop]: (out) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15:duration=3", "-f", "lavfi"],
+        ...["-i", "aevalsrc=0.4*sin(2*PI*(220*t+400*t*t))|0.3*sin(2*PI*(330*t+300*t*t)):s=48000:d=3"],
+        ...["-c:v", "libx264", "-preset", "veryfast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac"],
+        ...["-b:a", "96k", "-g", "600", "-sc_threshold", "0", "-threads", "1", "-f", "mpegts", out],
       ]),
     [SOURCES.h263]: (out) => ffmpeg([...H263_3GP, out]),
     [SOURCES.h263NoStss]: async (out) => {
@@ -155,6 +177,41 @@ describe("video.trim fast", () => {
     expect(result).toMatchObject({ format: "mp4", start: 1.5, copied: false });
     const video = (await videoPresented(bins, file))!;
     expect(Math.abs(video.duration - 1)).toBeLessThanOrEqual(1 / 24 + 1e-3);
+  });
+
+  test("an MPEG-TS of one keyframe: answered with the window's frames (it was refused, 415)", async () => {
+    const source = fixturePath(SOURCES.tsLongGop);
+    const { result, file } = await fastTrim(SOURCES.tsLongGop, { start: 0.909, end: 1.818 });
+    const origin = Number((await probe(bins, source))!.format?.start_time);
+    const frames = (await decodedFrames(bins, source))!.map((f) => f.t - origin);
+    // Copied from the keyframe (the first frame), or encoded again from `start` where a copy into Matroska
+    // would lose a B-frame shown before `end`: either way every frame shown in [start, end), from 0.
+    const from = result.copied === true ? frames[0]! : 0.909;
+    expect(result.start).toBeCloseTo(from, 3);
+    const shown = frames.filter((t) => t <= from + 1e-6).at(-1)!;
+    const want = frames.filter((t) => t >= shown && t < 1.818 - 1e-6).map((t) => Math.max(0, t - from));
+    const got = (await decodedFrames(bins, file))!.map((f) => f.t);
+    expect(got).toHaveLength(want.length);
+    for (const [i, t] of got.entries()) expect(Math.abs(t - want[i]!)).toBeLessThan(0.002);
+  });
+
+  test("an MPEG-TS of one keyframe decoded before its start time: copied from that keyframe", async () => {
+    const source = fixturePath(SOURCES.tsOneKey);
+    // Ends 20 ms after the P-frame shown at 1.821 s: the frames before it in decode order are the window's
+    // (a cut of Matroska by decode order that would lose one is encoded again, copied: false).
+    const { result, file } = await fastTrim(SOURCES.tsOneKey, { start: 0.9, end: 1.84 });
+    // The keyframe is the first frame, on the file's timeline from its start time (the first AAC sample).
+    const src = (await probe(bins, source))!;
+    const origin = Number(src.format?.start_time);
+    const frames = (await decodedFrames(bins, source))!;
+    const key = frames[0]!.t - origin;
+    expect(result).toMatchObject({ format: "mkv", copied: true });
+    expect(result.start).toBeCloseTo(key, 3);
+    // Every source frame from the keyframe to end, at its time less the keyframe's.
+    const want = frames.filter((f) => f.t - origin < 1.84 - 1e-6).map((f) => f.t - origin - key);
+    const got = (await decodedFrames(bins, file))!.map((f) => f.t);
+    expect(got).toHaveLength(want.length);
+    for (const [i, t] of got.entries()) expect(Math.abs(t - want[i]!)).toBeLessThan(0.002);
   });
 
   test("H.263 into Matroska: a seek in the output shows the source's picture", async () => {

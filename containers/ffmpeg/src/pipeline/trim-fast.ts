@@ -26,7 +26,7 @@ import { mediaInfo } from "./media-info.ts";
 import { discardMatroskaAudioEnd, endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
 import { sec } from "./params.ts";
-import { videoEnd } from "./source-timing.ts";
+import { inexactSeekPoint, videoEnd } from "./source-timing.ts";
 
 /** Packets read after seeking to find the keyframe at or before start. */
 const KEYFRAME_SCAN = "+#64";
@@ -71,13 +71,16 @@ async function keyframeAtOrBefore(ctx: JobContext, input: Input, start: number):
   for (const back of KEY_LOOKBACK) {
     if (Number.isFinite(key)) break;
     const from = Math.max(startTime, at - back);
+    // Read past `start`: a listing's end is checked on every stream's packets, and an interleaved audio chunk
+    // timed after `start` would end it before the video packets up to `start`. From the file's start it is
+    // read without a seek: an MPEG-TS's seek there lands after a first keyframe decoded before the start
+    // time (its dts before the first pts), which was then never found (longgop.ts of the media matrix).
+    const interval = from <= startTime ? `%${sec(at + 2)}` : `${sec(from)}%${sec(at + 2)}`;
     const probe = await runFfprobe(
       ctx.config.binaries.ffprobe,
       [
         ...["-show_packets", "-show_entries", "packet=stream_index,pts_time,flags"],
-        // Read past `start`: a listing's end is checked on every stream's packets, and an interleaved audio
-        // chunk timed after `start` would end it before the video packets up to `start`.
-        ...["-read_intervals", `${sec(from)}%${sec(at + 2)}`, ...input.args()],
+        ...["-read_intervals", interval, ...input.args()],
       ],
       ctx.signal,
     );
@@ -236,7 +239,13 @@ interface Tail {
  * block's invisible flag): null, and the caller encodes the window again.
  */
 async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean): Promise<Tail | null> {
-  const total = await videoPackets(ctx, file);
+  // A copy that holds no video packet (a seek that found no keyframe to start from) is no copy: it is
+  // encoded again, not refused as a broken source.
+  const total = await videoPackets(ctx, file).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return Number.NaN;
+  });
+  if (!(total > 0)) return null;
   const probe = await runFfprobe(
     ctx.config.binaries.ffprobe,
     [
@@ -378,7 +387,17 @@ async function copyCutFromFirst(
   // AVI stores no presentation times: a copy of its B-frame MPEG-4 into Matroska failed on packets
   // without one (500; mpeg4-mp3.avi of the media matrix), so they are generated as the demuxer reads.
   const genpts = input.sniffed.demuxer === "avi" ? ["-fflags", "+genpts"] : [];
-  const seekedSource = input.args([...genpts, "-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]);
+  // MPEG-TS has no index: its seek lands on the packet just before the time asked, mostly a predicted
+  // picture, and a copy starts at the next keyframe, after `start` (none in a file of one keyframe: the copy
+  // was empty, and the trim refused). It is read from a point before the keyframe (inexactSeekPoint), its
+  // times shifted so that the keyframe lands at 0: a copy writes nothing before its first keyframe at or
+  // after 0.
+  const inexact = await inexactSeekPoint(ctx, input, start);
+  const seekTo =
+    inexact === null
+      ? ["-itsoffset", sec(PAST_KEY), "-ss", sec(start + PAST_KEY)]
+      : ["-itsoffset", sec(inexact - start), ...(inexact > 0 ? ["-ss", sec(inexact)] : [])];
+  const seekedSource = input.args([...genpts, ...seekTo]);
   const copyVideo = (tailArgs: string[]) =>
     ctx
       .runFfmpeg(
@@ -434,7 +453,9 @@ async function copyCutFromFirst(
   const videoFromSource = packetsFromSource !== null;
   if (audio === null) return ended();
 
-  const seek = Math.max(0, start - AUDIO_PREROLL);
+  // From the video's seek point at the latest: a transport stream's audio is muxed up to 0.7 s away from
+  // the video of the same time, and its seek is inexact.
+  const seek = Math.max(0, Math.min(start - AUDIO_PREROLL, inexact ?? Number.POSITIVE_INFINITY));
   // Each sample at its source time less the keyframe's, not the first one kept at 0: an audio stream that
   // starts after the video (matroska-test5-short.mkv's, at 12 ms) starts as late in the output.
   const { codec: encoding, frame } = audioEncoding(input, container);
