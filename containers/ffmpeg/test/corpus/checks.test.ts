@@ -321,6 +321,8 @@ describe("an MP4's audio end by its own tables", () => {
     expect(out.audio!.track.decodedEnd - out.audio!.track.first).toBeCloseTo(9216 / 8000, 6);
     expect(out.audio!.tablesEnd).toBeCloseTo(9024 / 8000, 6);
     expect(out.audio!.end - out.audio!.start).toBeCloseTo(9024 / 8000, 6);
+    // Its video, where there is one, is not read from the truns (measureMedia: ffmpeg's frame times).
+    expect(presentationOf(readFileSync(path.join(dir, "aac8k-frag.m4a")), 0, false)).toBeNull();
   }, 60_000);
 
   test("the same AAC with an edit ending 100 ms early is flagged", async () => {

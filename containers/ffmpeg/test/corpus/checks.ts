@@ -216,8 +216,11 @@ export async function measureMedia(
     // In an MP4/MOV the end is what its own tables present (stts, ctts, elst), read here without ffmpeg:
     // ffmpeg 5.1 takes an empty edit off the last sample's duration (fixture.webm's watermark: 0.039 s for
     // 0.042) and drops a sample an edit shows the tail of (fixture.mov: five frames ending 0.083 s for six
-    // ending 0.099 s).
-    const tables = mp4 ? await tablePresentation(file, stream) : null;
+    // ending 0.099 s). Not a fragmented file's video: the frames' times here are ffmpeg's, and ffmpeg 5.1
+    // presents some fragmented video later than its truns do (rotate-buck-bunny.mp4: trun version 1 with
+    // negative composition offsets, no edit list, from 0.083 s where its tables say 0); its end from the
+    // tables would not be the end of those frames.
+    const tables = mp4 ? await tablePresentation(file, stream, false) : null;
     video = {
       stream,
       frames: shifted,

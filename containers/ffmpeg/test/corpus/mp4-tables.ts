@@ -65,12 +65,17 @@ async function readFile(file: string, limit = 512 * 1024 * 1024): Promise<Buffer
 
 /**
  * The presentation of the `ordinal`-th track (0-based, in file order, which is ffprobe's stream index) by
- * its tables, or null when the file is not an MP4/MOV or the track cannot be read.
+ * its tables, or null when the file is not an MP4/MOV or the track cannot be read; a fragmented file's only
+ * with `fragments` (presentationOf).
  */
-export async function tablePresentation(file: string, ordinal: number): Promise<TablePresentation | null> {
+export async function tablePresentation(
+  file: string,
+  ordinal: number,
+  fragments = true,
+): Promise<TablePresentation | null> {
   const buf = await readFile(file).catch(() => null);
   if (buf === null) return null;
-  return presentationOf(buf, ordinal);
+  return presentationOf(buf, ordinal, fragments);
 }
 
 /** A fragmented track's samples (ISO/IEC 14496-12 8.8): decode deltas and composition offsets, in order. */
@@ -127,8 +132,10 @@ function fragmentSamples(buf: Buffer, top: Box[], moov: Box, trackId: number) {
   return { delta, offset, starts };
 }
 
-export function presentationOf(buf: Buffer, ordinal: number): TablePresentation | null {
+/** The track's presentation by its tables; a fragmented file (moof) gives null unless `fragments`. */
+export function presentationOf(buf: Buffer, ordinal: number, fragments = true): TablePresentation | null {
   const top = children(buf, 0, buf.length);
+  if (!fragments && top.some((b) => b.type === "moof")) return null;
   const moov = top.find((b) => b.type === "moov");
   if (moov === undefined) return null;
   const mvhd = child(buf, moov, "mvhd");
