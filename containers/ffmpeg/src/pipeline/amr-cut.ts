@@ -18,6 +18,7 @@ import { statedAudioEnd } from "./audio-encode.ts";
 import { CONTAINERS } from "./containers.ts";
 import { runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
+import { joinAll } from "./join.ts";
 import type { AudioInfo } from "./media-info.ts";
 import { sec } from "./params.ts";
 
@@ -111,7 +112,7 @@ export async function amrInto3gp(
       : "the source has no decodable audio between start and end";
   const raw = path.join(ctx.dir, "source-audio.amr");
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
-  const [first, stated] = await Promise.all([
+  const [first, stated] = await joinAll([
     decodeStart(ctx, input, audio.index, kind.rate),
     statedAudioEnd(ctx, input, audio.index),
     ctx

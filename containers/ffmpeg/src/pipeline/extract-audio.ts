@@ -28,6 +28,7 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
+import { joinAll } from "./join.ts";
 import type { AudioInfo } from "./media-info.ts";
 import { copiedAudioDuration, outputInfo } from "./output-info.ts";
 import { roundSec, sec } from "./params.ts";
@@ -93,7 +94,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
   const map = ["-map", `0:${audio.index}`, "-vn", "-sn", "-dn"];
   if (p.format === "original") {
     container = audioCopyContainer(audio.codec, input.sniffed.format) ?? CONTAINERS.mka;
-    const [timing, tail] = await Promise.all([
+    const [timing, tail] = await joinAll([
       audioTiming(ctx, input, audio.index),
       container.muxer === "mp4" ? fragmentedTail(ctx, input, audio.index) : null,
     ]);
@@ -102,7 +103,7 @@ async function run(ctx: JobContext, input: Input, p: AudioParams) {
     container = CONTAINERS[p.format];
     // The stated end is a time: it places the last sample only where the timestamps follow the samples
     // (not after fragmented.mp4's early first packet).
-    const [timing, end] = await Promise.all([
+    const [timing, end] = await joinAll([
       audioTiming(ctx, input, audio.index),
       statedAudioEnd(ctx, input, audio.index),
     ]);

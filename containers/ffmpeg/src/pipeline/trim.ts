@@ -18,6 +18,7 @@ import {
   type PreparedJob,
   preferSourceError,
 } from "./job.ts";
+import { joinAll } from "./join.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { roundSec, sec, type Window, windowOf } from "./params.ts";
@@ -85,7 +86,7 @@ async function encodeCut(ctx: JobContext, input: Input, at: number, until: numbe
   const { audio } = input.info;
   const container = CONTAINERS.mp4;
   const out = outputPath(ctx, container.ext);
-  const [shown, last] = await Promise.all([
+  const [shown, last] = await joinAll([
     frameShownAt(ctx, input, start).catch(() => null),
     videoEnd(ctx, input, end).catch(() => null),
   ]);

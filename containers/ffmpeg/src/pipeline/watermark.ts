@@ -31,6 +31,7 @@ import {
   preferSourceError,
   type TextMark,
 } from "./job.ts";
+import { joinAll } from "./join.ts";
 import { playerLead } from "./media-info.ts";
 import { outputInfo } from "./output-info.ts";
 import { roundSec, sec } from "./params.ts";
@@ -202,7 +203,7 @@ async function run(
   const square = squarePixels(video);
   const frame = { label: square.length > 0 ? "shown" : `0:${video.index}`, ...reencodedSize(video) };
   const copyAudio = audio?.codec === "aac";
-  const [marked, end, early, timing, tail] = await Promise.all([
+  const [marked, end, early, timing, tail] = await joinAll([
     markGraph(ctx, p, frame, logo, textMark, { overlayFormat: "auto", enable }),
     // Measurements that only refine the output: a source ffprobe cannot list is encoded as before.
     videoEnd(ctx, input).catch(() => null),
