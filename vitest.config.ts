@@ -63,7 +63,8 @@ const worker = defineProject({
     isolate: false,
     maxWorkers: 2,
     sequence: { groupOrder: 0 },
-    testTimeout: 30_000,
+    // Above waitForTask's 50 s: in CI, beside test:container's image build, a task once took over 30 s.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });

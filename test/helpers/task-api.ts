@@ -14,12 +14,17 @@ export async function getTaskView(key: string, id: string) {
   return (await response.json()) as TaskView;
 }
 
-/** Polls GET /v1/tasks/{id} until `done` holds (real queue → Durable Object → engine in between). */
+/**
+ * Polls GET /v1/tasks/{id} until `done` holds (real queue → Durable Object → engine in between). The wait is
+ * under the worker project's test timeout (60 s), so a slow task fails with its state, not a bare timeout: CI
+ * runs npm test beside test:container's image build, and a probe task behind other files' tasks once took
+ * over 30 s there (scheduled.test.ts).
+ */
 export async function waitForTask(
   key: string,
   id: string,
   done: (t: TaskView) => boolean,
-  timeoutMs = 30_000,
+  timeoutMs = 50_000,
 ) {
   const started = Date.now();
   // Waiting for the end, each read is held until then (`Prefer: wait`, at most 10 s). Any other state is

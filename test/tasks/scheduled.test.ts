@@ -4,7 +4,7 @@ import { storeFile } from "../../src/files/store";
 import worker from "../../src/index";
 import { db, newAccount } from "../helpers/api";
 import { media } from "../helpers/media";
-import { waitForTask } from "../helpers/task-api";
+import { terminal, waitForTask } from "../helpers/task-api";
 import { insertTask } from "../helpers/tasks";
 
 async function runCron() {
@@ -20,7 +20,7 @@ describe("the every-minute cron", () => {
       createdAt: Date.now() - 5 * 60_000,
     });
     await runCron();
-    const done = await waitForTask(key, lost.id, (t) => t.status === "succeeded" || t.status === "failed");
+    const done = await waitForTask(key, lost.id, terminal);
     expect(done.status).toBe("succeeded");
   });
 
