@@ -377,7 +377,7 @@ echo "Worker → Container path: $((SECONDS - t0)) s"
 if [ "$suites" = 1 ]; then
   step "the engine suite's results: host process and container"
   if [ -n "$host_results" ]; then
-    # .ci/run runs this beside npm test and moves npm test's report into place once npm test has passed.
+    # .ci/run starts this once npm test has passed, its report in place; run by hand beside npm test, wait.
     if [ ! -e "$host_results" ] && [ "$host_results_wait" -gt 0 ]; then
       echo "waiting for $host_results (npm test, beside this run; TEST_CONTAINER_HOST_RESULTS_WAIT=$host_results_wait s)"
       t0=$SECONDS

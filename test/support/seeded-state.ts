@@ -36,8 +36,8 @@ export async function seededStateTemplate(port?: number): Promise<string> {
   // How it is seeded: a change to npm run dev's seeding makes a new template.
   hash.update(readFileSync(path.join(root, "scripts/dev.ts")));
   const template = path.join(os.tmpdir(), `p6-browser-state-template-${hash.digest("hex").slice(0, 12)}`);
-  // One builder per machine: `.ci/run` starts test:uploads beside npm test, whose browser project wants the
-  // same directory. The others wait for it; a lock left by a builder that was killed is taken over.
+  // One builder per machine: two runs at once (two clones' npm test; test:container beside npm test run by
+  // hand) want the same directory. The others wait for it; a lock left by a builder that was killed is taken over.
   const lock = `${template}.lock`;
   for (;;) {
     if (existsSync(template)) return template;
