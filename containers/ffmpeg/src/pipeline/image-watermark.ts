@@ -25,6 +25,7 @@ import {
 import { outputInfo } from "./output-info.ts";
 import {
   fetchLogo,
+  IMAGE_DECODER_LINE,
   type Logo,
   type MarkParams,
   markGraph,
@@ -112,7 +113,6 @@ function undecodable(err: unknown): unknown {
   }
   return err;
 }
-const IMAGE_DECODER_LINE = /^\[(png|apng|mjpeg|webp) @ /m;
 
 /** Writes the source's RGB colour profile into the output (icc.ts), as the Worker does. */
 async function keepProfile(

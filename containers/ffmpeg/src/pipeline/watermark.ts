@@ -6,7 +6,7 @@
 import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type JobParams, MARK_DEFAULTS, type Position } from "@p6/contract/params";
-import { invalid, unsupported } from "../protocol.ts";
+import { EngineError, invalid, unsupported } from "../protocol.ts";
 import { LIMITS } from "../security/limits.ts";
 import { amrAudioInput } from "./amr-cut.ts";
 import {
@@ -124,7 +124,10 @@ export function orientFilters(orientation: number): string {
   return filters[orientation] ?? "";
 }
 
-/** Downloads the logo through the guarded fetcher; its header is checked against the image limits. */
+/**
+ * Downloads the logo through the guarded fetcher; its header is checked against the image limits, and its data
+ * must decode whole (decodedLogo).
+ */
 export async function fetchLogo(ctx: JobContext, url: string): Promise<Logo> {
   const { source, sniffed } = await openInput(ctx, url, "params.watermark_url", LIMITS.maxLogoBytes, "logo");
   if (sniffed === null || sniffed.kind !== "image") {
@@ -132,7 +135,30 @@ export async function fetchLogo(ctx: JobContext, url: string): Promise<Logo> {
   }
   const header = await checkedImageHeader(source, sniffed.format, "the watermark image");
   await source.complete();
-  return { path: source.path, demuxer: sniffed.demuxer, orient: orientFilters(header.orientation) };
+  const logo = { path: source.path, demuxer: sniffed.demuxer, orient: orientFilters(header.orientation) };
+  return decodedLogo(ctx, logo);
+}
+
+/** An image decoder's own error line in ffmpeg's stderr (`[webp @ 0x…] invalid color cache bits`). */
+export const IMAGE_DECODER_LINE = /^\[(png|apng|mjpeg|webp) @ /m;
+
+/**
+ * The logo, once it has decoded whole (one frame, -xerror). A video's run cannot tell: ffmpeg's overlay passes
+ * the frames through unmarked when the logo yields none, and its decoders grey what a truncated image lacks,
+ * exiting 0 either way (a 200 with the video unmarked; image.watermark's -xerror does not stop them either).
+ */
+async function decodedLogo(ctx: JobContext, logo: Logo): Promise<Logo> {
+  const args = ["-xerror", ...imageInputArgs(logo.path, logo.demuxer), "-frames:v", "1", "-f", "null", "-"];
+  const refused = (internal: string | undefined) =>
+    unsupported("the watermark image is truncated or cannot be decoded", internal);
+  const stderr = await ctx.runFfmpeg(args, { signal: ctx.signal }).catch((err: unknown) => {
+    if (ctx.signal.aborted || !(err instanceof EngineError)) throw err;
+    throw refused(err.internal);
+  });
+  // A decoder's error line with exit 0: a PNG whose data ends before its last row ("IEND without all
+  // image"), a JPEG cut short ("overread 8"), each still a frame to ffmpeg.
+  if (IMAGE_DECODER_LINE.test(stderr)) throw refused(stderr);
+  return logo;
 }
 
 /**
