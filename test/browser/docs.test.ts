@@ -1,11 +1,14 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "./service.ts";
 import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS } from "./support.ts";
+
+const run = promisify(execFile);
 
 /**
  * The API reference (/docs: Scalar over /docs/openapi.json) in headless Chromium against the service started
@@ -137,7 +140,9 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     const key = ((await created.json()) as { api_key: { key: string } }).api_key.key;
     const curl = doc.paths["/v1/video/extract-audio"]!.post!["x-codeSamples"]![0]!.source;
     expect(curl).toContain(`${service.base}/v1/video/extract-audio`);
-    const out = execFileSync("bash", ["-c", `${curl} -sS -w '\\n%{http_code}'`], {
+    // Children run asynchronously: a blocked event loop misses the service closing its idle keep-alive
+    // sockets, and the next fetch went out on a closed one ("other side closed").
+    const { stdout: out } = await run("bash", ["-c", `${curl} -sS -w '\\n%{http_code}'`], {
       env: { ...process.env, P6_API_KEY: key },
       encoding: "utf8",
       timeout: 120_000,
@@ -149,11 +154,13 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     // Checked by its own route: the output downloaded and probed, against the sample source probed too.
     const dir = mkdtempSync(path.join(os.tmpdir(), "p6-docs-sample-"));
     try {
-      const probe = (file: string) =>
+      const probe = async (file: string) =>
         JSON.parse(
-          execFileSync("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", file], {
-            encoding: "utf8",
-          }),
+          (
+            await run("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", file], {
+              encoding: "utf8",
+            })
+          ).stdout,
         ) as { streams: { codec_type: string; codec_name: string }[]; format: { duration: string } };
       const sourceFile = path.join(dir, "source.mp4");
       const outputFile = path.join(dir, "output.mp3");
@@ -164,8 +171,8 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
       ).source_url;
       writeFileSync(sourceFile, Buffer.from(await (await fetch(sourceUrl)).arrayBuffer()));
       writeFileSync(outputFile, Buffer.from(await (await fetch(body.url)).arrayBuffer()));
-      const source = probe(sourceFile);
-      const output = probe(outputFile);
+      const source = await probe(sourceFile);
+      const output = await probe(outputFile);
       expect(output.streams.map((s) => `${s.codec_type}/${s.codec_name}`)).toEqual(["audio/mp3"]);
       const sourceAudio = Number(source.format.duration);
       expect(Math.abs(Number(output.format.duration) - sourceAudio)).toBeLessThan(0.2);

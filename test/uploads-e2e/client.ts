@@ -1,5 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { promisify } from "node:util";
 import { Upload } from "tus-js-client";
 import { expect, inject } from "vitest";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
@@ -53,8 +54,8 @@ export async function storedBytes(id: string) {
 const { ffprobe } = resolveBinaries(process.env);
 
 /** What ffprobe, run here on the local file, says: what POST /v1/video/probe must answer for the upload. */
-export function ffprobeTruth(file: string) {
-  const out = execFileSync(ffprobe, [
+export async function ffprobeTruth(file: string) {
+  const { stdout: out } = await promisify(execFile)(ffprobe, [
     ...[
       "-v",
       "error",
@@ -64,7 +65,7 @@ export function ffprobeTruth(file: string) {
       "stream=codec_name,width,height,avg_frame_rate",
     ],
     ...["-show_entries", "format=duration", "-of", "json", file],
-  ]).toString();
+  ]);
   const parsed = JSON.parse(out) as {
     streams: { codec_name: string; width: number; height: number; avg_frame_rate: string }[];
     format: { duration: string };
@@ -94,7 +95,7 @@ export async function expectProbeTruth(id: string, file: string) {
     fps: string;
     durationSec: number;
   };
-  const truth = ffprobeTruth(file);
+  const truth = await ffprobeTruth(file);
   expect(probed).toMatchObject({
     codec: truth.codec,
     width: truth.width,

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
 import { publishSync, recipeDir } from "../../containers/ffmpeg/test/support/fixture-files.ts";

@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveBinaries } from "../../containers/ffmpeg/src/config.ts";
 import {
@@ -10,6 +11,12 @@ import {
 } from "../../containers/ffmpeg/test/support/fixture-server.ts";
 import { api, key, sha256, storedBytes, tusUpload, uploadWhole } from "./client.ts";
 import { largeVideo } from "./media.ts";
+
+/**
+ * Children run asynchronously: a blocked event loop misses the service closing its idle keep-alive sockets, and
+ * the next request went out on a closed one ("other side closed"; test/browser/upload-samples.test.ts).
+ */
+const run = promisify(execFile);
 
 /**
  * The issue's "Must show" for uploads, against `npm run dev` (global-setup.ts): tus-js-client (from npm) sends a
@@ -34,11 +41,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function probeFrames(file: string) {
-  const out = execFileSync(ffprobe, [
+async function probeFrames(file: string) {
+  const { stdout: out } = await run(ffprobe, [
     ...["-v", "error", "-select_streams", "v:0", "-count_frames"],
     ...["-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "json", file],
-  ]).toString();
+  ]);
   const parsed = JSON.parse(out) as {
     streams: { nb_read_frames: string; width: number; height: number }[];
     format: { duration: string };
@@ -51,9 +58,15 @@ function probeFrames(file: string) {
 }
 
 /** One MD5 per decoded video frame, in order (ffmpeg's framemd5), for frame-exact comparisons. */
-function frameHashes(file: string, args: string[] = []) {
-  return execFileSync(ffmpeg, ["-v", "error", ...args, "-i", file, "-map", "0:v:0", "-f", "framemd5", "-"])
-    .toString()
+async function frameHashes(file: string, args: string[] = []) {
+  const { stdout } = await run(
+    ffmpeg,
+    ["-v", "error", ...args, "-i", file, "-map", "0:v:0", "-f", "framemd5", "-"],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return stdout
     .split("\n")
     .filter((line) => line !== "" && !line.startsWith("#"))
     .map((line) => line.split(",").pop()!.trim());
@@ -157,22 +170,22 @@ describe("uploads against npm run dev", () => {
     expect(task.status).toBe("succeeded");
     const output = path.join(dir, "trimmed.mp4");
     writeFileSync(output, Buffer.from(await (await fetch(task.outputs[0]!.url)).arrayBuffer()));
-    const probed = probeFrames(output);
+    const probed = await probeFrames(output);
     expect(probed).toMatchObject({ frames: 50, width: 1280, height: 720 });
     expect(probed.duration).toBeCloseTo(2, 1);
     // The output's frames are the source's 250..299 (pts 10.00 … 11.96 s), re-encoded, so compared by PSNR
     // (a lossy re-encode is not bit-exact) against the source cut at 10 s, and against the same cut one frame
     // off either way: under per-frame noise, only the right alignment matches closely.
-    const psnrAgainst = (start: number) => {
-      const run = spawnSync(ffmpeg, [
+    const psnrAgainst = async (start: number) => {
+      const { stderr } = await run(ffmpeg, [
         ...["-hide_banner", "-i", output, "-ss", start.toFixed(2), "-t", "2", "-i", file],
         ...["-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"],
       ]);
-      return Number(/average:([0-9.]+|inf)/.exec(run.stderr.toString())?.[1]);
+      return Number(/average:([0-9.]+|inf)/.exec(stderr)?.[1]);
     };
-    const aligned = psnrAgainst(10);
-    const early = psnrAgainst(9.96);
-    const late = psnrAgainst(10.04);
+    const aligned = await psnrAgainst(10);
+    const early = await psnrAgainst(9.96);
+    const late = await psnrAgainst(10.04);
     console.log(
       `trim output vs source: PSNR ${aligned} dB at 10 s, ${early} dB a frame early, ${late} dB a frame late`,
     );
@@ -182,7 +195,7 @@ describe("uploads against npm run dev", () => {
 
   it("an operation on source_upload_id answers what the same operation on a URL of the same bytes answers", async () => {
     const small = path.join(dir, "small.mp4");
-    execFileSync(ffmpeg, [
+    await run(ffmpeg, [
       ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi"],
       ...["-i", "sine=frequency=220:sample_rate=44100", "-t", "3", "-c:v", "libx264", "-c:a", "aac", small],
     ]);
@@ -212,7 +225,7 @@ describe("uploads against npm run dev", () => {
       const result = (await response.json()) as { url: string; size_bytes: number };
       const out = path.join(dir, `${idem}.mp4`);
       writeFileSync(out, Buffer.from(await (await fetch(result.url)).arrayBuffer()));
-      return { size: result.size_bytes, frames: frameHashes(out) };
+      return { size: result.size_bytes, frames: await frameHashes(out) };
     };
     const a = await trim({ source_upload_id: id }, `trim-upload-${id}`);
     const b = await trim({ source_url: fixtures.url("/media/small.mp4") }, `trim-url-${id}`);
