@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, asc, eq, lt } from "drizzle-orm";
 import { getConfig } from "../config/config";
 import { createDb, type Db } from "../db/client";
 import { tasks } from "../db/schema";
@@ -60,7 +60,11 @@ export async function handleTaskDeadLetters(batch: MessageBatch<TaskMessage>, en
   }
 }
 
-/** A task still queued this long after creation lost its message: send it again (start is idempotent). */
+/**
+ * A task still queued this long after creation lost its message: send it again (start is idempotent). At most
+ * 100 a minute, the longest waiting first (asked for, not left to the query plan: the primary key's ULIDs sort
+ * by creation, which gave that order so far).
+ */
 const STALE_QUEUED_MS = 2 * 60_000;
 
 export async function requeueStaleTasks(env: Env, db: Db, now: number) {
@@ -68,6 +72,7 @@ export async function requeueStaleTasks(env: Env, db: Db, now: number) {
     .select({ id: tasks.id })
     .from(tasks)
     .where(and(eq(tasks.status, "queued"), lt(tasks.createdAt, now - STALE_QUEUED_MS)))
+    .orderBy(asc(tasks.createdAt), asc(tasks.id))
     .limit(100)
     .all();
   if (stale.length === 0) return;
