@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, test } from "vitest";
-import { joinAll, outcome, settled } from "../src/pipeline/join.ts";
+import { joinAll } from "../src/pipeline/join.ts";
 
 describe("joinAll", () => {
   test("a rejection is thrown only once every other branch has settled", async () => {
@@ -34,14 +34,5 @@ describe("joinAll", () => {
     await expect(joinAll([late, early])).rejects.toThrow("early");
     const [a, b, c] = await joinAll([1, Promise.resolve("two"), null]);
     expect([a, b, c]).toEqual([1, "two", null]);
-  });
-});
-
-describe("settled and outcome", () => {
-  test("a failure is held as a value until asked for, then thrown", async () => {
-    const held = await settled(Promise.reject(new Error("later")));
-    expect(held.ok).toBe(false);
-    expect(() => outcome(held)).toThrow("later");
-    expect(outcome(await settled(Promise.resolve(7)))).toBe(7);
   });
 });

@@ -21,19 +21,3 @@ export async function joinAll<T extends readonly unknown[]>(
   if (first !== null) throw (first as { reason: unknown }).reason;
   return settled as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
-
-/** A promise's outcome as a value: a branch whose failure matters only once the others are known. */
-export type Settled<T> = { ok: true; value: T } | { ok: false; reason: unknown };
-
-export function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (reason: unknown) => ({ ok: false as const, reason }),
-  );
-}
-
-/** The value of a settled branch, or its failure thrown now. */
-export function outcome<T>(s: Settled<T>): T {
-  if (!s.ok) throw s.reason;
-  return s.value;
-}

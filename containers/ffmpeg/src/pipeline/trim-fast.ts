@@ -22,7 +22,6 @@ import { countAudio, countSamples, frameAligned } from "./audio-encode.ts";
 import { audioCutEncoding, CONTAINERS, type Container, type EncoderFrame } from "./containers.ts";
 import { type ProbePacket, runFfprobe } from "./ffmpeg.ts";
 import { emptyOutput, type Input, type JobContext, outputPath, preferSourceError } from "./job.ts";
-import { joinAll, outcome, settled } from "./join.ts";
 import { mediaInfo } from "./media-info.ts";
 import { discardMatroskaAudioEnd, endMatroskaVideoAt } from "./mkv-end.ts";
 import { endVideoAt } from "./mp4-end.ts";
@@ -242,27 +241,20 @@ interface Tail {
 async function copyTail(ctx: JobContext, file: string, end: number, mp4: boolean): Promise<Tail | null> {
   // A copy that holds no video packet (a seek that found no keyframe to start from) is no copy: it is
   // encoded again, not refused as a broken source.
-  // The count and the tail's listing side by side (two ffprobe starts, ~250 ms each on the bench's source);
-  // the listing's failure counts only where the count found packets, as when it ran after it.
-  const [total, listed] = await joinAll([
-    videoPackets(ctx, file).catch((err: unknown) => {
-      if (ctx.signal.aborted) throw err;
-      return Number.NaN;
-    }),
-    settled(
-      runFfprobe(
-        ctx.config.binaries.ffprobe,
-        [
-          ...["-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time"],
-          ...["-read_intervals", `${sec(Math.max(0, end - TAIL_SECONDS))}%`],
-          ...["-protocol_whitelist", "file", `file:${file}`],
-        ],
-        ctx.signal,
-      ),
-    ),
-  ]);
+  const total = await videoPackets(ctx, file).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return Number.NaN;
+  });
   if (!(total > 0)) return null;
-  const probe = outcome(listed);
+  const probe = await runFfprobe(
+    ctx.config.binaries.ffprobe,
+    [
+      ...["-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time"],
+      ...["-read_intervals", `${sec(Math.max(0, end - TAIL_SECONDS))}%`],
+      ...["-protocol_whitelist", "file", `file:${file}`],
+    ],
+    ctx.signal,
+  );
   const packets = (probe.packets ?? []) as { pts_time?: string; duration_time?: string }[];
   const times = packets.map((p) => Number(p.pts_time));
   if (!Number.isInteger(total) || packets.length > total || times.some((t) => !Number.isFinite(t)))
@@ -433,19 +425,11 @@ async function copyCutFromFirst(
     throw emptyOutput(input, "the source has no decodable video frame between start and end");
   }
   await copyVideo([]);
-  // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`. What the
-  // first copy presents is read meanwhile: it is the file sent unless the tail asks for a second copy (then
-  // read again); its failure counts only where it was the file to read, as when it ran after.
-  const [tail, first] = await joinAll([
-    copyTail(ctx, videoFile, until - start, mp4),
-    settled(copiedVideo(ctx, videoFile, end - start)),
-  ]);
+  // ffmpeg's `-t` cuts a copy by decode time: copied again without what it shows at or after `end`.
+  const tail = await copyTail(ctx, videoFile, until - start, mp4);
   if (tail === null) return null;
-  let copy: CopiedVideo | null;
-  if (tail.options.length > 0) {
-    await copyVideo(tail.options);
-    copy = await copiedVideo(ctx, videoFile, end - start);
-  } else copy = outcome(first);
+  if (tail.options.length > 0) await copyVideo(tail.options);
+  const copy = await copiedVideo(ctx, videoFile, end - start);
   if (copy === null || copy.span <= 0) return null;
   // A copy whose frames run past `end` is ended there (below): by its edit list (MP4), by its last frame's
   // BlockDuration (Matroska, WebM).
