@@ -9,31 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { errorOf, fixturePath, media, startTestEngine, type TestEngine } from "./support/engine.ts";
 import { writeFileAtomic } from "./support/fixture-files.ts";
 import { FIXTURES } from "./support/media.ts";
+import { pngChunk } from "./support/text-mark.ts";
 
 let engine: TestEngine;
 beforeAll(async () => {
   engine = await startTestEngine();
 });
 afterAll(() => engine.close());
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (b: Buffer) => {
-  let c = 0xffffffff;
-  for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
-const chunk = (type: string, data: Buffer) => {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-};
 
 /** A 64×32 RGBA PNG whose IDAT inflates to a fifth of the rows its header promises (CRCs right). */
 function shortPng(): Buffer {
@@ -45,9 +27,9 @@ function shortPng(): Buffer {
   for (let r = 0; r < 6; r++) rows[r * (1 + 64 * 4)] = 0;
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(rows)),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(rows)),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 
@@ -59,9 +41,9 @@ function garbagePng(): Buffer {
   ihdr.set([8, 6, 0, 0, 0], 8);
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", Buffer.alloc(200, 0xa5)),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", Buffer.alloc(200, 0xa5)),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 

@@ -15,7 +15,8 @@ const crc32 = (bytes: Buffer) => {
   for (const b of bytes) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 };
-function chunk(type: string, data: Buffer): Buffer {
+/** A PNG chunk: length, type, data, CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
   const out = Buffer.alloc(body.length + 8);
   out.writeUInt32BE(data.length, 0);
@@ -35,9 +36,9 @@ export function solidPng(width: number, height: number, rgba: [number, number, n
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(raw)),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 
