@@ -316,12 +316,22 @@ mkdir -p "$run/out" && chmod 777 "$run/out"
 mounts=(-v "$repo:/repo:ro" -v "$run/out:/out")
 # The media corpus the host run finds beside the checkout (../shared/corpus; the corpus subset test skips
 # itself without it): mounted too, or the two runs would not count the same tests.
-corpus_env=()
+suite_env=()
 corpus="${CORPUS_DIR:-$repo/../shared/corpus}"
 if [ -d "$corpus" ]; then
   mounts+=(-v "$(realpath "$corpus"):/corpus:ro")
-  corpus_env=(-e CORPUS_DIR=/corpus)
+  suite_env=(-e CORPUS_DIR=/corpus)
 fi
+# The media matrix's files (containers/ffmpeg/test/matrix): made here by the host's ffmpeg, which has the
+# encoders the engine's own build leaves out (x265, Theora; the engine only decodes what they make), into the
+# run's scratch folder (≈ 16 s on 2 cores), and read inside the image from a read-only mount.
+matrix_cache="$run/matrix"
+made_by="$(cd "$repo" && MATRIX_CACHE="$matrix_cache" node scripts/node22.mjs containers/ffmpeg/test/matrix/make.ts | tail -1)" ||
+  fail "the media matrix's files could not be made on the host (containers/ffmpeg/test/matrix/make.ts)"
+chmod -R a+rX "$matrix_cache"
+mounts+=(-v "$matrix_cache:/matrix:ro")
+suite_env+=(-e MATRIX_CACHE=/matrix -e "MATRIX_MADE_BY=$made_by")
+echo "media matrix files made by the host's $made_by"
 for bin in "$repo"/node_modules/@ff*-installer/linux-x64/ff*; do
   [ -f "$bin" ] || continue
   copy="$run/npm-bin/$(basename "$(dirname "$(dirname "$bin")")")-$(basename "$bin")"
@@ -352,7 +362,7 @@ else
   # the container: stopping the docker CLI alone would leave the suite running in there. Same config as the
   # host run (containers/ffmpeg/vitest.config.ts, its maxWorkers included).
   box_started=$SECONDS
-  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true "${corpus_env[@]}" p6c-engine \
+  "$docker" exec -u node -w /repo/containers/ffmpeg -e NO_COLOR=1 -e CI=true "${suite_env[@]}" p6c-engine \
     timeout -k 15 "$limit_suite" node /repo/node_modules/vitest/vitest.mjs run --config vitest.config.ts \
     --configLoader runner --no-cache --reporter=default --reporter=json --outputFile=/out/container-suite.json \
     >"$run/container-suite.log" 2>&1 9>&- &

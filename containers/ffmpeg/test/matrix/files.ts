@@ -3,6 +3,12 @@
  * file in a folder named by the hash of its recipe and of the ffmpeg that makes it, written under a temporary
  * name and renamed into place when whole (issue 42), so parallel runs, repeated runs and other clones never
  * read a half-made file, and a changed recipe makes a new file.
+ *
+ * MATRIX_MADE_BY names the ffmpeg that made the files in MATRIX_CACHE beforehand (the first line of its
+ * `-version`): they are then looked up as that ffmpeg made them and never made here. test:container uses it:
+ * the engine's own build (build-ffmpeg.sh) leaves out encoders the matrix's recipes use (x265, Theora), which
+ * the engine only has to decode, so the host's Debian ffmpeg makes the files (make.ts) and the suite inside the
+ * image reads them from a read-only mount.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -34,11 +40,21 @@ function inputArgs(recipe: Recipe): string[] {
   return inputs === "video" ? video : inputs === "audio" ? audio : [...video, ...audio];
 }
 
+/** The ffmpeg that made the cache's files, when not the one under test (see above). */
+const MADE_BY = process.env.MATRIX_MADE_BY || undefined;
+
 let version: Promise<string> | null = null;
-const ffmpegVersion = (bins: Bins) => {
-  version ??= exec(bins.ffmpeg, ["-version"]).then((r) => r.stdout.split("\n")[0] ?? "");
+/** The first line of `ffmpeg -version` of the ffmpeg that makes the files: part of each file's cache key. */
+export const ffmpegVersion = (bins: Bins) => {
+  version ??=
+    MADE_BY !== undefined
+      ? Promise.resolve(MADE_BY)
+      : exec(bins.ffmpeg, ["-version"]).then((r) => r.stdout.split("\n")[0] ?? "");
   return version;
 };
+
+const notMadeHere = (name: string) =>
+  `${name} is not among the files ${MADE_BY} made beforehand (MATRIX_MADE_BY)`;
 
 /** The command that makes a recipe's file at `out`. */
 const commandOf = (recipe: Recipe, out: string): string[] => [
@@ -59,6 +75,7 @@ export async function matrixPath(bins: Bins, recipe: Recipe): Promise<string> {
 export async function ensureFile(bins: Bins, recipe: Recipe): Promise<{ file: string } | { error: string }> {
   const file = await matrixPath(bins, recipe);
   if (existsSync(file)) return { file };
+  if (MADE_BY !== undefined) return { error: notMadeHere(recipe.name) };
   await mkdir(path.dirname(file), { recursive: true });
   // Same folder, unique name, same extension (muxers are chosen by it): renamed into place when whole.
   const part = path.join(path.dirname(file), `.${process.pid}-${Date.now()}-${recipe.name}`);
@@ -77,6 +94,7 @@ export async function ensureFile(bins: Bins, recipe: Recipe): Promise<{ file: st
 export async function ensureLogo(bins: Bins): Promise<string> {
   const file = path.join(MATRIX_CACHE, LOGO);
   if (existsSync(file)) return file;
+  if (MADE_BY !== undefined) throw new Error(notMadeHere(LOGO));
   await mkdir(path.dirname(file), { recursive: true });
   const part = path.join(path.dirname(file), `.${process.pid}-${Date.now()}-logo.png`);
   await exec(bins.ffmpeg, [
