@@ -38,57 +38,63 @@ describe("tus-js-client chunk sizes: stored = sent, and the probe tells the file
     await expectProbeTruth(id, file);
   });
 
-  it("256 KiB chunks, aborted and resumed three times: stored = sent, probe = ffprobe", async () => {
-    const file = mediumVideo();
-    const bytes = readFileSync(file);
-    const total = statSync(file).size;
-    let uploadUrl: string | undefined;
-    const resumedAt: number[] = [];
-    for (const stopAt of [0.2, 0.45, 0.7]) {
+  it.each([
+    ["64 KiB", 64 * KiB],
+    ["256 KiB", 256 * KiB],
+  ] as const)(
+    "%s chunks, aborted and resumed three times: stored = sent, probe = ffprobe",
+    async (_, chunkSize) => {
+      const file = mediumVideo();
+      const bytes = readFileSync(file);
+      const total = statSync(file).size;
+      let uploadUrl: string | undefined;
+      const resumedAt: number[] = [];
+      for (const stopAt of [0.2, 0.45, 0.7]) {
+        await new Promise<void>((resolve, reject) => {
+          let first = true;
+          let aborted = false;
+          const upload = tusUpload(bytes, {
+            chunkSize,
+            ...(uploadUrl ? { uploadUrl } : {}),
+            onError: reject,
+            onSuccess: () => reject(new Error("the upload finished before it was aborted")),
+            onBeforeRequest: (req) => {
+              if (req.getMethod() === "PATCH" && first) {
+                first = false;
+                resumedAt.push(Number(req.getHeader("Upload-Offset")));
+              }
+            },
+            onProgress: (sent) => {
+              if (!aborted && sent >= total * stopAt) {
+                aborted = true;
+                uploadUrl ??= upload.url!;
+                // Mid-PATCH: the request in flight is cut, as a closed tab or a lost connection cuts it.
+                void upload.abort().then(() => resolve());
+              }
+            },
+          });
+          upload.start();
+        });
+      }
       await new Promise<void>((resolve, reject) => {
-        let first = true;
-        let aborted = false;
         const upload = tusUpload(bytes, {
-          chunkSize: 256 * KiB,
-          ...(uploadUrl ? { uploadUrl } : {}),
+          chunkSize,
+          uploadUrl: uploadUrl!,
           onError: reject,
-          onSuccess: () => reject(new Error("the upload finished before it was aborted")),
+          onSuccess: () => resolve(),
           onBeforeRequest: (req) => {
-            if (req.getMethod() === "PATCH" && first) {
-              first = false;
+            if (req.getMethod() === "PATCH" && resumedAt.length === 3)
               resumedAt.push(Number(req.getHeader("Upload-Offset")));
-            }
-          },
-          onProgress: (sent) => {
-            if (!aborted && sent >= total * stopAt) {
-              aborted = true;
-              uploadUrl ??= upload.url!;
-              // Mid-PATCH: the request in flight is cut, as a closed tab or a lost connection cuts it.
-              void upload.abort().then(() => resolve());
-            }
           },
         });
         upload.start();
       });
-    }
-    await new Promise<void>((resolve, reject) => {
-      const upload = tusUpload(bytes, {
-        chunkSize: 256 * KiB,
-        uploadUrl: uploadUrl!,
-        onError: reject,
-        onSuccess: () => resolve(),
-        onBeforeRequest: (req) => {
-          if (req.getMethod() === "PATCH" && resumedAt.length === 3)
-            resumedAt.push(Number(req.getHeader("Upload-Offset")));
-        },
-      });
-      upload.start();
-    });
-    // Each resume started where the server said, further each time.
-    expect(resumedAt[0]).toBe(0);
-    for (let i = 1; i < resumedAt.length; i++) expect(resumedAt[i]).toBeGreaterThan(resumedAt[i - 1]!);
-    const id = uploadUrl!.split("/").pop()!;
-    expect(sha256(await storedBytes(id))).toBe(sha256(bytes));
-    await expectProbeTruth(id, file);
-  });
+      // Each resume started where the server said, further each time.
+      expect(resumedAt[0]).toBe(0);
+      for (let i = 1; i < resumedAt.length; i++) expect(resumedAt[i]).toBeGreaterThan(resumedAt[i - 1]!);
+      const id = uploadUrl!.split("/").pop()!;
+      expect(sha256(await storedBytes(id))).toBe(sha256(bytes));
+      await expectProbeTruth(id, file);
+    },
+  );
 });
