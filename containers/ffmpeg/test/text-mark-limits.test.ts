@@ -3,6 +3,7 @@
  * JSON body limit rose to 12 MiB to carry it, the PNG itself is capped at 8 MiB. Oversized and malformed marks
  * get their documented 4xx before the job takes a slot or starts ffmpeg, and the engine keeps serving.
  */
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LIMITS } from "../src/security/limits.ts";
 import {
@@ -26,12 +27,36 @@ afterAll(() => engine.close());
 
 const MiB = 1024 * 1024;
 
-/** POST a job whose body is exactly `body` (no text_mark added), as the Worker's client sends it. */
+/**
+ * POST a job whose body is exactly `body` (no text_mark added), as the Worker's client sends it, on a connection
+ * of its own (issue 42). fetch's pool reuses an idle keep-alive connection; building an 11 MiB body blocks this
+ * process, and on a loaded machine (two suites at once) the engine's keep-alive timeout closed that connection
+ * meanwhile: the reused socket was reset (ECONNRESET) before the request reached the engine.
+ */
 const post = (type: string, body: string) =>
-  fetch(`${engine.url}/v1/jobs/${type}`, {
-    method: "POST",
-    headers: { ...AUTH, "content-type": "application/json" },
-    body,
+  new Promise<Response>((resolve, reject) => {
+    const req = http.request(
+      `${engine.url}/v1/jobs/${type}`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { ...AUTH, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (part: Buffer) => parts.push(part));
+        res.on("error", reject);
+        res.on("end", () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            for (const v of [value ?? []].flat()) headers.append(name, v);
+          }
+          resolve(new Response(Buffer.concat(parts), { status: res.statusCode ?? 0, headers }));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
   });
 
 const jobBody = (type: "image" | "video", textMark: unknown) =>
