@@ -49,7 +49,8 @@ export async function textWatermark(port = BENCH_PORT + 2) {
     return performance.now() - started;
   };
   try {
-    await waitForHttp(`${base}/noop`, 120_000);
+    // A service start on a loaded machine (two test suites at once: over 120 s once).
+    await waitForHttp(`${base}/noop`, 300_000);
     const mark = (text: string) => timed(`${base}/mark?${new URLSearchParams({ text })}`);
     const latinCold = await mark(LATIN);
     // V8 tiers the WASM up in the background: a few marks before the warm ones are timed.

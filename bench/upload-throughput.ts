@@ -106,7 +106,8 @@ export async function uploadThroughput(service: Service, key: string, port = BEN
   );
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${base}/noop`, 120_000);
+    // A service start on a loaded machine (two test suites at once: over 120 s once).
+    await waitForHttp(`${base}/noop`, 300_000);
     const bytes = payload();
     // One untimed round of each first: the isolates, the Durable Object class and R2's files warm.
     await direct(base, bytes.subarray(0, CHUNK), -1);

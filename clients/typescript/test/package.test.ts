@@ -105,7 +105,8 @@ beforeAll(() => {
   for (const file of ["smoke.mjs", "consumer.ts", "worker.mjs"]) {
     copyFileSync(path.join(here, file), path.join(dir, file));
   }
-}, 120_000);
+  // npm pack and an offline npm install: seconds on a quiet machine, over 120 s once with two suites at once.
+}, 600_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
