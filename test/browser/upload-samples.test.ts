@@ -88,8 +88,11 @@ describe("the upload routes' reference samples, run as shown", () => {
 
   beforeAll(async () => {
     // `npm run dev` starts wrangler's inspector on PORT + 442 unless told: keep it in this test's range.
-    process.env.INSPECTOR_PORT = "19042";
-    service = await startService(19_040);
+    // Ports at random in 36000-37999 (the service base to base + 5, its inspector base + 6): two clones' npm
+    // test at once on one machine must not share them.
+    const base = 36_000 + Math.floor(Math.random() * 250) * 8;
+    process.env.INSPECTOR_PORT = String(base + 6);
+    service = await startService(base);
     const created = await fetch(`${service.base}/admin/v1/accounts`, {
       method: "POST",
       headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },

@@ -20,15 +20,18 @@ import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, until } from "./support.ts";
  *    equals the file's. A page on a THIRD origin gets no CORS answer (the browser blocks it); a second upload
  *    through the spent URL is refused.
  *  - The console's Uploads page: a new customer uploads a file with the Dashboard, sees it listed, deletes it.
- * Ports (issue 37's helper range): the service 19000-19005 (its inspector 19006), the customer's page 19010,
- * the third origin 19011, the cutting proxy 19012.
+ * Ports, from a base picked at random in 34000-35999 (two clones' npm test at once on one machine must not
+ * share them; fixed ports made one run's start fail beside another's): the service base to base + 5 (startDev
+ * moves on by two when taken), its inspector base + 6, the customer's page base + 10, the third origin
+ * base + 11, the cutting proxy base + 12.
  */
 
 const MiB = 1024 * 1024;
 const CHUNK = 5 * MiB;
-const PAGE_PORT = 19_010;
-const THIRD_PORT = 19_011;
-const PROXY_PORT = 19_012;
+const BASE_PORT = 34_000 + Math.floor(Math.random() * 125) * 16;
+const PAGE_PORT = BASE_PORT + 10;
+const THIRD_PORT = BASE_PORT + 11;
+const PROXY_PORT = BASE_PORT + 12;
 const PASSWORD = "violet staircase under the sea";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -198,8 +201,8 @@ describe.skipIf(!existsSync(CHROMIUM))("uploads from browsers (Uppy) in headless
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     // `npm run dev` starts wrangler's inspector on PORT + 442 unless told: keep it in this test's range.
-    process.env.INSPECTOR_PORT = "19006";
-    service = await startService(19_000);
+    process.env.INSPECTOR_PORT = String(BASE_PORT + 6);
+    service = await startService(BASE_PORT);
     const created = await fetch(`${service.base}/admin/v1/accounts`, {
       method: "POST",
       headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },

@@ -35,14 +35,18 @@ async function stored(id: string) {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "p6-client-uploads-"));
-  // Wrangler's inspector (PORT + 442 unless told) in this test's range too, for the seeding start as well.
-  process.env.INSPECTOR_PORT = "19036";
+  // Ports from a base picked at random in 38000-39999 (two clones' npm test at once on one machine must not
+  // share them): the service base, base + 1 and its inspector base + 2 (moved on by two, twice at most, when
+  // taken); the seeding start, when the template must be made, base + 8 and + 9. Wrangler's inspector (PORT +
+  // 442 unless told) in this range too, for the seeding start as well: base + 10.
+  const base = 38_000 + Math.floor(Math.random() * 125) * 16;
+  process.env.INSPECTOR_PORT = String(base + 10);
   service = await startService({
-    port: 19_030,
-    enginePort: 19_031,
-    inspectorPort: 19_032,
+    port: base,
+    enginePort: base + 1,
+    inspectorPort: base + 2,
     readyTimeoutMs: 600_000,
-    stateTemplate: await seededStateTemplate(19_034),
+    stateTemplate: await seededStateTemplate(base + 8),
   });
   // Every PATCH is a request the key's rate limit counts (60 a minute by default): small chunks need more.
   key = await unlimitedKey(service);
