@@ -9,8 +9,8 @@ import { IMAGE_FIXTURES } from "./generated";
  * Issue 40, item 4: a PNG whose IDAT inflates far past what its dimensions need (1 GiB of zeros behind an honest
  * header) is refused on every path, fast and uncharged. The Worker refused it already when it decodes the
  * image itself; as an image.watermark source or logo over 2.2 MP (the engine's job) and as video.watermark's
- * logo the engine used to inflate all of it (200 after 10–30 s, charged). Each case sends the bomb, prints the time of the
- * answer and reads the balance before and after.
+ * logo the engine used to inflate all of it (200 after 10–30 s, charged). Each case sends the bomb and reads
+ * the balance before and after.
  */
 
 const SMALL_BOMB = media("inflate-bomb.png"); // 1×1: 4 bytes of image data, 1 GiB inflated
@@ -21,67 +21,52 @@ const balance = async (accountId: string) =>
     .bind(accountId)
     .first<{ credits: number }>())!.credits;
 
-/** A case: the bomb's request, the honest request of the same path it is timed against, the detail expected. */
-type Case = [name: string, path: string, body: unknown, honest: unknown, detail: RegExp];
+/** A case: the bomb's request and the detail expected. */
+type Case = [name: string, path: string, body: unknown, detail: RegExp];
 
 const SYNC: Case[] = [
   [
     "image.watermark in the Worker: the bomb as the source",
     "/v1/image/watermark",
     { source_url: SMALL_BOMB, params: { text: "x" } },
-    { source_url: media("logo.png"), params: { text: "x" } },
     /^The image is malformed: its compressed image data inflates beyond/,
   ],
   [
     "image.watermark on the engine (over 2.2 MP): the bomb as the source",
     "/v1/image/watermark",
     { source_url: LARGE_BOMB, params: { text: "x" } },
-    { source_url: media("photo-3mp.jpg"), params: { text: "x" } },
     /image is malformed: its compressed image data inflates beyond the 7201500 bytes/i,
   ],
   [
     "image.watermark on the engine: a 2.4 MP bomb as the logo",
     "/v1/image/watermark",
     { source_url: media("photo-3mp.jpg"), params: { watermark_url: LARGE_BOMB } },
-    { source_url: media("photo-3mp.jpg"), params: { watermark_url: media("logo.png") } },
     /watermark image is malformed: .*inflates beyond/i,
   ],
   [
     "video.watermark: the bomb as the logo",
     "/v1/video/watermark",
     { source_url: media("short.mp4"), params: { watermark_url: SMALL_BOMB } },
-    { source_url: media("short.mp4"), params: { watermark_url: media("logo.png") } },
     /watermark image is malformed: .*inflates beyond the 4 bytes/i,
   ],
 ];
 
 /**
- * "Fast" is not timed here (a test's clock measures the machine's load: two suites at once put an honest request
- * at 6.7 s and the bomb at 9.4 s). What made the bomb slow was inflating all of it; the detail asserted below
- * is the bounded inflate's own refusal (packages/contract/src/png-data.ts), and the engine's png-data test
- * shows that refusal reads 64 KiB of a 1 MB, 1 GiB-inflating bomb. The elapsed times are printed for a reader.
+ * "Fast" is not timed here (a test's clock measures the machine's load: two suites at once put the bomb's answer
+ * at 9.4 s). What made the bomb slow was inflating all of it; the detail asserted below is the bounded inflate's
+ * own refusal (packages/contract/src/png-data.ts), and the engine's png-data test shows that refusal reads 64 KiB
+ * of a 1 MB bomb that inflates to 1 GiB.
  */
 describe("the IDAT bomb, synchronously", () => {
-  it.each(SYNC)(
-    "%s: 415 from the bounded inflate, nothing charged",
-    async (_, path, body, honest, detail) => {
-      const { key, accountId } = await newAccount({ credits: 10 });
-      let started = performance.now();
-      expect((await operate(path, key, honest)).status).toBe(200);
-      const control = performance.now() - started;
-      const before = await balance(accountId);
-      started = performance.now();
-      const response = await operate(path, key, body);
-      const elapsed = performance.now() - started;
-      const answer = await problem(response);
-      expect([response.status, answer.code]).toEqual([415, "CONTENT_TYPE_UNSUPPORTED"]);
-      expect(answer.detail).toMatch(detail);
-      expect(await balance(accountId)).toBe(before);
-      console.log(
-        `${path} bomb: 415 in ${elapsed.toFixed(0)} ms (an honest request: ${control.toFixed(0)} ms)`,
-      );
-    },
-  );
+  it.each(SYNC)("%s: 415 from the bounded inflate, nothing charged", async (_, path, body, detail) => {
+    const { key, accountId } = await newAccount({ credits: 10 });
+    const before = await balance(accountId);
+    const response = await operate(path, key, body);
+    const answer = await problem(response);
+    expect([response.status, answer.code]).toEqual([415, "CONTENT_TYPE_UNSUPPORTED"]);
+    expect(answer.detail).toMatch(detail);
+    expect(await balance(accountId)).toBe(before);
+  });
 });
 
 describe("the IDAT bomb as a task's logo", () => {
