@@ -11,7 +11,6 @@ import type { TaskView } from "../../src/tasks/serialize";
 import { call, db, newAccount, problem } from "../helpers/api";
 import { download, fixture, media } from "../helpers/media";
 import { createTaskCall, getTaskView, taskLedger, terminal, waitForTask } from "../helpers/task-api";
-import { receiverEndpoint, waitFor } from "../webhooks/support";
 
 const inspector = (path: string, bytes: Uint8Array) =>
   fetch(`${inject("inspectorUrl")}${path}`, { method: "POST", body: bytes });
