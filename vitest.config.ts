@@ -91,6 +91,8 @@ const scripts = defineProject({
     environment: "node",
     ...AFTER_WORKER,
     include: ["test/scripts/**/*.test.ts"],
+    // `npm run test:bench-smoke` (vitest.bench-smoke.config.ts; in .ci/run): the benches, not the product.
+    exclude: ["test/scripts/bench-smoke.test.ts"],
     testTimeout: 120_000,
   },
 });

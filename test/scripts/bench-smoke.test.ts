@@ -1,7 +1,9 @@
 /**
  * Every bench entry point runs (issue 39): each is started as its npm script starts it, in its shortest mode
  * (BENCH_SMOKE=1, bench/lib/smoke.ts: tiny inputs, one iteration, seconds of load), and must exit 0 having
- * printed its lines. Their figures mean nothing here; a bench that no longer runs fails `npm test`.
+ * printed its lines. Their figures mean nothing here; a bench that no longer runs fails `npm run
+ * test:bench-smoke` (vitest.bench-smoke.config.ts), which `.ci/run` runs: not `npm test`, whose feedback loop it
+ * lengthened by ~4.5 min.
  * The benches that start the service copy a seeded state (test/support/seeded-state.ts), as the browser tests'
  * services do, so `npm run dev` finds the fonts and migrations in place.
  */
