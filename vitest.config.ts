@@ -93,7 +93,9 @@ const scripts = defineProject({
     include: ["test/scripts/**/*.test.ts"],
     // `npm run test:bench-smoke` (vitest.bench-smoke.config.ts; in .ci/run): the benches, not the product.
     exclude: ["test/scripts/bench-smoke.test.ts"],
-    testTimeout: 120_000,
+    // A guard against a hang: a deploy test spawns ~40 processes (the wrangler stand-in, once per call), 6-8 s on
+    // a quiet machine and up to 89 s of the former 120 s with two clones' `npm test` at once (issue 42).
+    testTimeout: 300_000,
   },
 });
 
