@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
 import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { fixturePath, media, saveBody, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { publish } from "./support/fixture-files.ts";
 import { type FixtureServer, startFixtureServer } from "./support/fixture-server.ts";
 
 const exec = promisify(execFile);
@@ -52,15 +53,21 @@ let engine: TestEngine;
 let corpus: FixtureServer | null = null;
 beforeAll(async () => {
   // testsrc2 changes every frame (a counter and a moving square), so the last frame is unlike the others.
-  await exec(bins.ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1"],
-    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=5"],
-    ...["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", fixturePath(SHORT_VIDEO)],
-  ]);
-  await exec(bins.ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=1:duration=8"],
-    ...["-c:v", "libx264", "-bf", "2", "-g", "4", "-pix_fmt", "yuv420p", fixturePath(ONE_FPS)],
-  ]);
+  // Made on every run and renamed into place whole: the fixture folder is the machine's, which other runs and
+  // clones serve at the same time (fixture-files.ts); the same recipe makes the same bytes.
+  await publish(fixturePath(SHORT_VIDEO), (out) =>
+    exec(bins.ffmpeg, [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1"],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=5"],
+      ...["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", out],
+    ]),
+  );
+  await publish(fixturePath(ONE_FPS), (out) =>
+    exec(bins.ffmpeg, [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=1:duration=8"],
+      ...["-c:v", "libx264", "-bf", "2", "-g", "4", "-pix_fmt", "yuv420p", out],
+    ]),
+  );
   engine = await startTestEngine();
   if (existsSync(path.join(CORPUS, "small-webm.webm"))) corpus = await startFixtureServer(CORPUS);
   else console.log(`skipped: ${CORPUS}/small-webm.webm is not there`);

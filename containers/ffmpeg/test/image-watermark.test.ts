@@ -31,6 +31,7 @@ import {
   startTestEngine,
   type TestEngine,
 } from "./support/engine.ts";
+import { publish } from "./support/fixture-files.ts";
 import { FIXTURES } from "./support/media.ts";
 import { solidPng } from "./support/text-mark.ts";
 
@@ -356,11 +357,14 @@ describe("image.watermark", () => {
     async (format) => {
       // Top half transparent, bottom half opaque blue, a translucent band at y 500..549.
       const name = "alpha-2400x1200.png";
-      await exec(resolveBinaries(process.env).ffmpeg, [
-        ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=2400x1200,format=rgba"],
-        ...["-vf", "geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(Y,500),0,if(lt(Y,550),128,255))'"],
-        ...["-frames:v", "1", fixturePath(name)],
-      ]);
+      // Renamed into place whole: the machine's fixture folder, served to other runs and clones meanwhile.
+      await publish(fixturePath(name), (out) =>
+        exec(resolveBinaries(process.env).ffmpeg, [
+          ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=2400x1200,format=rgba"],
+          ...["-vf", "geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(Y,500),0,if(lt(Y,550),128,255))'"],
+          ...["-frames:v", "1", out],
+        ]),
+      );
       const { result, file } = await watermark(
         media(name),
         {

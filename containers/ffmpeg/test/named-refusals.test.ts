@@ -6,11 +6,11 @@
  * reads), and ../shared/corpus/fixture-heic.heic (an iPhone photo) when that corpus is there.
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CORPUS_DIR as CORPUS } from "./support/corpus.ts";
 import { AUTH, errorOf, fixturePath, media, startTestEngine, type TestEngine } from "./support/engine.ts";
+import { writeFileAtomic } from "./support/fixture-files.ts";
 import { type FixtureServer, startFixtureServer } from "./support/fixture-server.ts";
 
 /** ftyp (major brand heic, compatible mif1 and heic), then the start of a meta box: a HEIC's first bytes. */
@@ -29,8 +29,9 @@ let engine: TestEngine;
 let corpus: FixtureServer | null = null;
 
 beforeAll(async () => {
-  await writeFile(fixturePath("named-still.heic"), HEIC_HEAD);
-  await writeFile(fixturePath("named-still.gif"), GIF_HEAD);
+  // Written whole into the machine's fixture folder, which other runs and clones serve at the same time.
+  await writeFileAtomic(fixturePath("named-still.heic"), HEIC_HEAD);
+  await writeFileAtomic(fixturePath("named-still.gif"), GIF_HEAD);
   engine = await startTestEngine();
   // The corpus is read in place: a fixture server over its directory.
   if (existsSync(path.join(CORPUS, "fixture-heic.heic"))) corpus = await startFixtureServer(CORPUS);

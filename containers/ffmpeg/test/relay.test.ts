@@ -5,7 +5,7 @@
  * probe that reads 64 KB of it (`npm run bench:engine-cpu`). A ranged read now gets bounded parts.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -17,6 +17,7 @@ import { isRelayUrl, Relay } from "../src/pipeline/relay.ts";
 import { SourceDownload } from "../src/pipeline/source.ts";
 import { type FetchPolicy, openSource } from "../src/security/fetcher.ts";
 import { fixturePath } from "./support/engine.ts";
+import { writeFileAtomic } from "./support/fixture-files.ts";
 import { FIXTURES } from "./support/media.ts";
 
 const exec = promisify(execFile);
@@ -38,13 +39,15 @@ let total = 0;
 
 beforeAll(async () => {
   // The faststart fixture with its media data box (the last) grown by 16 MiB of zeros: a large file whose
-  // head answers a probe, and nothing after the media data for a demuxer to look at.
+  // head answers a probe, and nothing after the media data for a demuxer to look at. The fixture folder is
+  // the machine's (other runs and clones serve it at the same time): written whole, the same bytes every
+  // time, and left there (removing it, or rewriting it in place, cut another clone's read of it short).
   const av = await readFile(fixturePath(FIXTURES.av));
   let at = 0;
   while (av.toString("latin1", at + 4, at + 8) !== "mdat") at += av.readUInt32BE(at);
   expect(at + av.readUInt32BE(at)).toBe(av.length);
   av.writeUInt32BE(av.readUInt32BE(at) + 16 * MiB, at);
-  await writeFile(fixturePath(PADDED), Buffer.concat([av, Buffer.alloc(16 * MiB)]));
+  await writeFileAtomic(fixturePath(PADDED), Buffer.concat([av, Buffer.alloc(16 * MiB)]));
   total = av.length + 16 * MiB;
   dir = await mkdtemp(path.join(os.tmpdir(), "p6-relay-"));
   await relay.start();
@@ -53,7 +56,6 @@ afterAll(async () => {
   for (const source of sources) source.destroy();
   await relay.close();
   await rm(dir, { recursive: true, force: true });
-  await rm(fixturePath(PADDED), { force: true });
 });
 
 /** A download of `name` from the fixture server, as a job opens it, readable at a relay URL. */

@@ -6,7 +6,6 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { rename } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveBinaries } from "../src/config.ts";
@@ -20,6 +19,7 @@ import {
   startTestEngine,
   type TestEngine,
 } from "./support/engine.ts";
+import { publish } from "./support/fixture-files.ts";
 
 const exec = promisify(execFile);
 /**
@@ -30,23 +30,26 @@ const exec = promisify(execFile);
 const GROWING = "growing-320x240-to-8192x4608-at-12s.ts";
 
 async function makeGrowing(): Promise<void> {
-  const out = fixturePath(GROWING);
-  if (existsSync(out)) return;
+  const file = fixturePath(GROWING);
+  if (existsSync(file)) return;
   const { ffmpeg } = resolveBinaries(process.env);
-  const segment = (source: string, extra: string[], file: string) =>
+  const segment = (source: string, extra: string[], to: string) =>
     exec(ffmpeg, [
       ...["-v", "error", "-y", "-f", "lavfi", "-i", source, ...extra],
-      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mpegts", file],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mpegts", to],
     ]);
-  await segment("testsrc2=size=320x240:rate=25", ["-t", "12"], `${out}.1`);
-  await segment(
-    "color=c=blue:size=8192x4608:rate=25",
-    ["-frames:v", "2", "-output_ts_offset", "12"],
-    `${out}.2`,
-  );
-  // MPEG-TS segments concatenate byte for byte; the new SPS switches the decoder to the large size.
-  await exec("sh", ["-c", 'cat "$1" "$2" > "$3.tmp"', "sh", `${out}.1`, `${out}.2`, out]);
-  await rename(`${out}.tmp`, out);
+  // Under names of its own, renamed into place whole (fixture-files.ts): other runs and clones make and read
+  // the same file in the machine's fixture folder at the same time. The segments go with the partial.
+  await publish(file, async (out) => {
+    await segment("testsrc2=size=320x240:rate=25", ["-t", "12"], `${out}.1`);
+    await segment(
+      "color=c=blue:size=8192x4608:rate=25",
+      ["-frames:v", "2", "-output_ts_offset", "12"],
+      `${out}.2`,
+    );
+    // MPEG-TS segments concatenate byte for byte; the new SPS switches the decoder to the large size.
+    await exec("sh", ["-c", 'cat "$1" "$2" > "$3"', "sh", `${out}.1`, `${out}.2`, out]);
+  });
 }
 
 let engine: TestEngine;
@@ -66,13 +69,16 @@ test("cover art beyond the cap (6000×6000 in an MP3) is not a video stream: sti
   const { ffmpeg, ffprobe } = resolveBinaries(process.env);
   const file = fixturePath("cover-art-6000.mp3");
   if (!existsSync(file)) {
-    const quiet = ["-v", "error", "-y"];
-    const art = `${file}.jpg`;
-    await exec(ffmpeg, [...quiet, "-f", "lavfi", "-i", "color=c=red:s=6000x6000", "-frames:v", "1", art]);
-    await exec(ffmpeg, [
-      ...[...quiet, "-f", "lavfi", "-i", "sine=d=1", "-i", art, "-map", "0", "-map", "1"],
-      ...["-c:a", "libmp3lame", "-c:v", "copy", "-disposition:v", "attached_pic", file],
-    ]);
+    // Made whole under a name of its own (the art with it), as makeGrowing.
+    await publish(file, async (out) => {
+      const quiet = ["-v", "error", "-y"];
+      const art = `${out}.jpg`;
+      await exec(ffmpeg, [...quiet, "-f", "lavfi", "-i", "color=c=red:s=6000x6000", "-frames:v", "1", art]);
+      await exec(ffmpeg, [
+        ...[...quiet, "-f", "lavfi", "-i", "sine=d=1", "-i", art, "-map", "0", "-map", "1"],
+        ...["-c:a", "libmp3lame", "-c:v", "copy", "-disposition:v", "attached_pic", out],
+      ]);
+    });
   }
   const { stdout, stderr } = await exec(ffprobe, [
     ...["-v", "error", "-of", "json", "-show_streams"],
