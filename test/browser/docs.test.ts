@@ -17,6 +17,12 @@ const run = promisify(execFile);
  * 1280 px and 390 px. The /errors pages the reference links to are the service's own.
  */
 
+/**
+ * How long one wait for the reference's rendering may take. Scalar renders in the page's main thread: its first
+ * render of an operation took 20–30 s alone on 2 cores and 60–75 s with two clones' `npm test` at once, where
+ * a 60 s wait failed (issue 42). Each wait is bounded by this, and each test by the browser project's 180 s.
+ */
+const RENDER_MS = 150_000;
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const AXE = readFileSync(path.resolve(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8");
@@ -31,6 +37,8 @@ type Watch = { requests: string[]; violations: string[]; errors: string[] };
 async function watchedContext(browser: Browser, viewport: { width: number; height: number }, phone = false) {
   const watch: Watch = { requests: [], violations: [], errors: [] };
   const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
+  // Navigations (networkidle) and locator actions wait as long as a render may take.
+  context.setDefaultTimeout(RENDER_MS);
   context.on("request", (request) => watch.requests.push(request.url()));
   // Runs through the DevTools protocol, not as a page script: the page's CSP does not apply to it.
   await context.addInitScript({
@@ -84,17 +92,17 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
 
     const sidebar = page.getByRole("complementary", { name: /^Sidebar/ });
     await expect
-      .poll(() => sidebar.getByText("Operations", { exact: true }).count(), { timeout: 60_000 })
+      .poll(() => sidebar.getByText("Operations", { exact: true }).count(), { timeout: RENDER_MS })
       .toBeGreaterThan(0);
     for (const tag of ["Introduction", "Tasks", "Operations", "Files", "Webhooks"]) {
       await expect
-        .poll(() => sidebar.getByText(tag, { exact: true }).first().isVisible(), { timeout: 30_000 })
+        .poll(() => sidebar.getByText(tag, { exact: true }).first().isVisible(), { timeout: RENDER_MS })
         .toBe(true);
     }
     await sidebar.getByText("Operations", { exact: true }).first().click();
     await expect
       .poll(() => sidebar.getByText("Extract the audio track of a video").first().isVisible(), {
-        timeout: 30_000,
+        timeout: RENDER_MS,
       })
       .toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-1280.png") });
@@ -107,7 +115,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
       .click();
     await page.keyboard.type("extract-audio");
     const hit = page.getByRole("option", { name: /Extract the audio track of a video/ });
-    await expect.poll(() => hit.count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => hit.count(), { timeout: RENDER_MS }).toBeGreaterThan(0);
     expect(await hit.first().textContent()).toContain("/v1/video/extract-audio");
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-search-1280.png") });
     await hit.first().click();
@@ -119,12 +127,12 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     const shown = () => section.locator("pre, code").allInnerTexts();
     // The curl sample is the one shown first, as the document has it.
     await expect
-      .poll(async () => (await shown()).some((t) => t.trim() === samples[0]!.source), { timeout: 30_000 })
+      .poll(async () => (await shown()).some((t) => t.trim() === samples[0]!.source), { timeout: RENDER_MS })
       .toBe(true);
     await section.getByRole("button", { name: /Change code sample language/ }).click();
     await page.getByRole("option", { name: "TypeScript client" }).click();
     await expect
-      .poll(async () => (await shown()).some((t) => t.trim() === samples[1]!.source), { timeout: 30_000 })
+      .poll(async () => (await shown()).some((t) => t.trim() === samples[1]!.source), { timeout: RENDER_MS })
       .toBe(true);
     await section.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, "docs-operation-1280.png") });
@@ -196,9 +204,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     await page.goto(`${service.base}/docs#tag/operations/POST/v1/video/extract-audio`, {
       waitUntil: "networkidle",
     });
-    await page
-      .locator('section[id$="tag/operations/POST/v1/video/extract-audio"]')
-      .waitFor({ timeout: 60_000 });
+    await page.locator('section[id$="tag/operations/POST/v1/video/extract-audio"]').waitFor();
     expect(await axe(page)).toEqual([]);
   });
 
@@ -207,7 +213,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
     try {
       const mobile = await phone.context.newPage();
       await mobile.goto(`${service.base}/docs`, { waitUntil: "networkidle" });
-      await mobile.getByRole("heading", { name: "p6 media API" }).first().waitFor({ timeout: 60_000 });
+      await mobile.getByRole("heading", { name: "p6 media API" }).first().waitFor();
       expect(await mobile.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(
         PHONE.width,
       );
@@ -216,9 +222,7 @@ describe.skipIf(!existsSync(CHROMIUM))("/docs in headless Chromium", () => {
       await mobile.goto(`${service.base}/docs#tag/operations/POST/v1/video/extract-audio`, {
         waitUntil: "networkidle",
       });
-      await mobile
-        .locator('section[id$="tag/operations/POST/v1/video/extract-audio"]')
-        .waitFor({ timeout: 60_000 });
+      await mobile.locator('section[id$="tag/operations/POST/v1/video/extract-audio"]').waitFor();
       await mobile.screenshot({ path: path.join(SCREENSHOTS, "docs-operation-390.png") });
       expect(await axe(mobile)).toEqual([]);
       const origin = new URL(service.base).origin;
