@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import net from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -20,18 +20,15 @@ import { CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, until } from "./support.ts";
  *    equals the file's. A page on a THIRD origin gets no CORS answer (the browser blocks it); a second upload
  *    through the spent URL is refused.
  *  - The console's Uploads page: a new customer uploads a file with the Dashboard, sees it listed, deletes it.
- * Ports, from a base picked at random in 34000-35999 (two clones' npm test at once on one machine must not
- * share them; fixed ports made one run's start fail beside another's): the service base to base + 5 (startDev
- * moves on by two when taken), its inspector base + 6, the customer's page base + 10, the third origin
- * base + 11, the cutting proxy base + 12.
+ * Ports: the service's from a base picked at random in 34000-35999 (two clones' npm test at once on one machine
+ * must not share them; fixed ports made one run's start fail beside another's): base to base + 5 (startDev
+ * moves on by two when taken), its inspector base + 6. The test's own servers (the customer's page, the third
+ * origin, the cutting proxy) take ports the system picks, so they never meet another run's.
  */
 
 const MiB = 1024 * 1024;
 const CHUNK = 5 * MiB;
 const BASE_PORT = 34_000 + Math.floor(Math.random() * 125) * 16;
-const PAGE_PORT = BASE_PORT + 10;
-const THIRD_PORT = BASE_PORT + 11;
-const PROXY_PORT = BASE_PORT + 12;
 const PASSWORD = "violet staircase under the sea";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -109,19 +106,20 @@ type UppyEvent =
   | { type: "error"; message: string; status: number | null }
   | { type: "complete"; successful: number; failed: number };
 
-async function serve(port: number, host: string, body: string) {
+/** A page on `host`, at a port the system picks: the server and that port. */
+async function serve(host: string, body: string) {
   const server = createServer((_, res) => {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return server;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return { server, port: (server.address() as AddressInfo).port };
 }
 
 /**
  * A TCP proxy to the API on loopback that drops the one connection carrying the byte past `cutAfter` of all
  * the client's traffic (the middle of a PATCH body): what a network interruption does to an upload.
  */
-async function cuttingProxy(port: number, upstreamPort: number, cutAfter: number) {
+async function cuttingProxy(upstreamPort: number, cutAfter: number) {
   let sent = 0;
   let cut = false;
   const sockets = new Set<net.Socket>();
@@ -146,8 +144,9 @@ async function cuttingProxy(port: number, upstreamPort: number, cutAfter: number
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
+    port: (server.address() as AddressInfo).port,
     get cut() {
       return cut;
     },
@@ -226,10 +225,11 @@ describe.skipIf(!existsSync(CHROMIUM))("uploads from browsers (Uppy) in headless
     const apiPort = Number(new URL(service.base).port);
     // The browser reaches the API through the proxy, which cuts the connection 12.5 MiB into the upload: in
     // the middle of the third PATCH (the preflights and the creation are a few hundred bytes).
-    const proxy = await cuttingProxy(PROXY_PORT, apiPort, 12.5 * MiB);
-    const proxied = `http://127.0.0.1:${PROXY_PORT}`;
-    const pageOrigin = `http://127.0.0.1:${PAGE_PORT}`;
-    servers.push(await serve(PAGE_PORT, "127.0.0.1", customerPage(proxied)));
+    const proxy = await cuttingProxy(apiPort, 12.5 * MiB);
+    const proxied = `http://127.0.0.1:${proxy.port}`;
+    const customer = await serve("127.0.0.1", customerPage(proxied));
+    servers.push(customer.server);
+    const pageOrigin = `http://127.0.0.1:${customer.port}`;
 
     const direct = await mintDirect(proxied, pageOrigin);
     expect(direct.url.startsWith(`${proxied}/v1/direct-uploads/`)).toBe(true);
@@ -342,9 +342,11 @@ describe.skipIf(!existsSync(CHROMIUM))("uploads from browsers (Uppy) in headless
   }, 420_000);
 
   it("a page on a third origin gets no CORS answer from the URL: the browser blocks it, nothing is created", async () => {
-    const pageOrigin = `http://127.0.0.1:${PAGE_PORT}`;
-    const third = `http://localhost:${THIRD_PORT}`;
-    servers.push(await serve(THIRD_PORT, "localhost", customerPage(service.base)));
+    // The third origin differs from the one the URL is minted for by its host alone (same port).
+    const thirdPage = await serve("localhost", customerPage(service.base));
+    servers.push(thirdPage.server);
+    const pageOrigin = `http://127.0.0.1:${thirdPage.port}`;
+    const third = `http://localhost:${thirdPage.port}`;
     const direct = await mintDirect(service.base, pageOrigin);
 
     // What the service answers that origin's preflight: no Access-Control-* header at all.
