@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readDevVars } from "../../scripts/lib/dev-vars.ts";
-import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { groupGone, portTaken, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 export type Service = {
   base: string;
@@ -100,11 +100,13 @@ export async function startService(
     stopGroup(child);
     await groupGone(child, 15_000);
     rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    if (attempts > 1 && seen.some((line) => line.includes("Address already in use"))) {
+    if (attempts > 1 && portTaken(seen)) {
       const next = { port: ports.api + 2, enginePort: ports.engine + 2, inspectorPort: ports.inspector + 2 };
       return startService({ ...options, ...next }, attempts - 1);
     }
-    throw error;
+    throw new Error(
+      `npm run dev did not come up: ${(error as Error).message}\n${seen.slice(-40).join("\n")}`,
+    );
   }
   const base = `http://127.0.0.1:${ports.api}`;
   const token = readDevVars(path.join(root, ".dev.vars")).ADMIN_TOKEN;

@@ -61,6 +61,15 @@ export async function groupGone(child: ChildProcess, timeoutMs: number): Promise
   return true;
 }
 
+/**
+ * Whether a start's output says a port it wanted was taken: wrangler's "Address already in use" (its port or
+ * its inspector's), or the media engine's (Node's) "listen EADDRINUSE: address already in use". Callers that
+ * pick ports at random on a shared machine then try the next ones.
+ */
+export function portTaken(lines: readonly string[]): boolean {
+  return lines.some((line) => /address already in use/i.test(line));
+}
+
 /** Consumes output lines up to the first matching `pattern` and resolves with it; rejects on exit or timeout. */
 export function waitForLine(child: ChildProcess, lines: string[], pattern: RegExp, timeoutMs: number) {
   return new Promise<RegExpExecArray>((resolve, reject) => {

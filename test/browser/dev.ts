@@ -1,13 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
-import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { groupGone, portTaken, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
 /**
  * `npm run dev` on `port` and `port + 1` with its state in `stateDir`, once it has printed the dev account.
- * The ports are picked at random on a machine others share: when wrangler finds its port taken, the next pair
- * is tried (twice at most). Resolves with the process group and the port it listens on.
+ * The ports are picked at random on a machine others share: when wrangler or the engine finds its port taken,
+ * the next pair is tried (twice at most). Resolves with the process group and the port it listens on.
  */
 export async function startDev(
   port: number,
@@ -31,7 +31,7 @@ export async function startDev(
     return { child, port };
   } catch (error) {
     stopGroup(child);
-    if (attempts > 1 && log.some((line) => line.includes("Address already in use"))) {
+    if (attempts > 1 && portTaken(log)) {
       await groupGone(child, 30_000);
       return startDev(port + 2, stateDir, attempts - 1);
     }

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { groupGone, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
+import { groupGone, portTaken, startGroup, stopGroup, waitForLine } from "../../scripts/lib/processes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 /** The dot-entries of node_modules that are packages' (npm's), not caches. */
@@ -155,7 +155,7 @@ async function startDevOn(
     };
   } catch (error) {
     stopGroup(dev);
-    if (attempts > 1 && devOutput.some((line) => line.includes("Address already in use"))) {
+    if (attempts > 1 && portTaken(devOutput)) {
       await groupGone(dev, 30_000);
       return startDevOn(dir, port + 2, env, installOutput, attempts - 1);
     }
